@@ -1,0 +1,1 @@
+//! The inarow terminal client (being built).

@@ -1,0 +1,721 @@
+//! The wire contract of inarow: every JSON message that a client and the server exchange.
+//!
+//! Each WebSocket text frame carries one JSON object with a `"type"` field in snake_case.
+//! A client message may carry an `"id"` (a number or a string chosen by the client); the
+//! server echoes it on the reply or error that the message causes. `docs/protocol.md` is
+//! the human-readable form of this module and its examples are tested against it.
+//!
+//! This crate holds data only: no I/O, no game logic. Unknown fields are ignored so that
+//! later protocol versions can add fields without breaking older peers.
+
+#![deny(missing_docs)]
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol version this crate speaks; sent by the client in `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// A correlation id chosen by the client and echoed by the server.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RequestId {
+    /// A numeric id, such as a counter.
+    Number(u64),
+    /// A textual id.
+    Text(String),
+}
+
+/// A room's identifier: a short code that is also the invite code of a private room.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RoomId(pub String);
+
+impl fmt::Display for RoomId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for RoomId {
+    fn from(s: &str) -> Self {
+        RoomId(s.to_owned())
+    }
+}
+
+/// A session's public identifier. It names a player in snapshots; it is not a secret
+/// (the secret that resumes a session is the token).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct SessionId(pub uuid::Uuid);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// A player's mark, which is also the name of a seat: `"X"` moves first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Mark {
+    /// The first player.
+    X,
+    /// The second player.
+    O,
+}
+
+impl Mark {
+    /// The other mark.
+    pub fn other(self) -> Mark {
+        match self {
+            Mark::X => Mark::O,
+            Mark::O => Mark::X,
+        }
+    }
+}
+
+impl fmt::Display for Mark {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Mark::X => "X",
+            Mark::O => "O",
+        })
+    }
+}
+
+/// Strength of a server-side AI seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Shallow search with random mistakes: a child can win.
+    Easy,
+    /// Depth-limited search with a heuristic.
+    Medium,
+    /// Full strength: never loses a game that can be held.
+    #[default]
+    Perfect,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Perfect => "perfect",
+        })
+    }
+}
+
+/// A rule set as it travels on the wire. The server validates it (1 ≤ width, height ≤ 19,
+/// 1 ≤ k ≤ max(width, height)); numbers are wide here so that an out-of-range value is
+/// answered with `invalid_rules` naming the field rather than a decode error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Rules {
+    /// Number of columns.
+    pub width: u32,
+    /// Number of rows.
+    pub height: u32,
+    /// Stones in a line needed to win (k or more).
+    pub k: u32,
+    /// Whether a stone falls to the lowest empty cell of its column (Connect Four).
+    #[serde(default)]
+    pub gravity: bool,
+}
+
+/// The rules asked for when creating a room: a preset name or explicit rules.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RulesSpec {
+    /// `"tictactoe"`, `"connect4"` or `"gomoku"`.
+    Preset(String),
+    /// Explicit width, height, k and gravity.
+    Custom(Rules),
+}
+
+/// Who should sit in a seat of a new room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SeatRequest {
+    /// The creating connection takes the seat.
+    Me,
+    /// Left empty for someone to join.
+    Open,
+    /// A server-side AI of the given level.
+    Ai {
+        /// The AI's strength; `perfect` when omitted.
+        #[serde(default)]
+        level: Level,
+    },
+}
+
+/// The seat plan of a new room. Defaults: the creator plays X, O is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatPlan {
+    /// Who sits in the X seat.
+    #[serde(rename = "X")]
+    pub x: SeatRequest,
+    /// Who sits in the O seat.
+    #[serde(rename = "O")]
+    pub o: SeatRequest,
+}
+
+impl Default for SeatPlan {
+    fn default() -> Self {
+        SeatPlan {
+            x: SeatRequest::Me,
+            o: SeatRequest::Open,
+        }
+    }
+}
+
+/// A message from a client, with its optional correlation id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientFrame {
+    /// The message itself; its `type` field picks the variant.
+    #[serde(flatten)]
+    pub message: ClientMessage,
+    /// Echoed by the server on the reply or error this message causes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+}
+
+impl From<ClientMessage> for ClientFrame {
+    fn from(message: ClientMessage) -> Self {
+        ClientFrame { message, id: None }
+    }
+}
+
+/// Every message a client may send.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMessage {
+    /// The first message on a connection. With the token of an earlier session (within
+    /// the reconnection grace period) it resumes that session, its seats and rooms.
+    Hello {
+        /// Must be [`PROTOCOL_VERSION`].
+        protocol: u32,
+        /// Display name: 1 to 24 printable characters.
+        name: String,
+        /// The token of a session to resume.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+    },
+    /// Ask for the public rooms; answered with `rooms`.
+    ListRooms {},
+    /// Create a room; answered with its first `room` snapshot.
+    CreateRoom {
+        /// The room's display name; the server picks one when omitted.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// A preset name or explicit rules.
+        rules: RulesSpec,
+        /// Who sits where; the creator plays X against an open seat when omitted.
+        #[serde(default)]
+        seats: SeatPlan,
+        /// A private room is not listed; it is joined with its id (the invite code).
+        #[serde(default)]
+        private: bool,
+    },
+    /// Enter a room: with a seat to play, without one to watch.
+    Join {
+        /// The room id or invite code.
+        room: RoomId,
+        /// The seat to take; omitted to watch as a spectator.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Mark>,
+    },
+    /// Leave a room (and the seat held in it); answered with `left`.
+    Leave {
+        /// The room to leave.
+        room: RoomId,
+    },
+    /// Put an AI in a seat, or free a seat, when it is empty, held by an AI, or your own.
+    SetSeat {
+        /// The room.
+        room: RoomId,
+        /// The seat to change.
+        seat: Mark,
+        /// The AI level to seat; `null` or omitted frees the seat.
+        #[serde(default)]
+        ai: Option<Level>,
+    },
+    /// Place a stone.
+    Play {
+        /// The room.
+        room: RoomId,
+        /// The ply (number of moves already played) the move is meant for; guards
+        /// against moves sent for a position that has since changed.
+        ply: u32,
+        /// The move in the engine's notation: a cell like `"b2"`, or a column like
+        /// `"d"` (or `"4"`) with gravity.
+        #[serde(rename = "move")]
+        mv: String,
+    },
+    /// Give up the current game.
+    Resign {
+        /// The room.
+        room: RoomId,
+    },
+    /// Ask for a new game in the same room with marks swapped; it starts once every
+    /// human player has asked.
+    Rematch {
+        /// The room.
+        room: RoomId,
+    },
+    /// Say something to everyone in the room.
+    Chat {
+        /// The room.
+        room: RoomId,
+        /// 1 to 500 characters.
+        text: String,
+    },
+}
+
+/// A message from the server, with the id of the client message that caused it, if any.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerFrame {
+    /// The message itself; its `type` field picks the variant.
+    #[serde(flatten)]
+    pub message: ServerMessage,
+    /// The id of the client message this answers, when it answers one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+}
+
+impl From<ServerMessage> for ServerFrame {
+    fn from(message: ServerMessage) -> Self {
+        ServerFrame { message, id: None }
+    }
+}
+
+/// Every message the server may send.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// Answer to `hello`: the session is open.
+    Welcome {
+        /// The protocol version the server speaks.
+        protocol: u32,
+        /// This session's public id (it names you in room snapshots).
+        session: SessionId,
+        /// The secret that resumes this session after a reconnect; keep it private.
+        token: String,
+        /// The server's name and version.
+        server: String,
+        /// Whether an earlier session was resumed (its rooms' snapshots follow).
+        resumed: bool,
+    },
+    /// Answer to `list_rooms`.
+    Rooms {
+        /// The public rooms.
+        rooms: Vec<RoomSummary>,
+    },
+    /// The full state of a room: sent on join and to everyone in the room after every change.
+    Room {
+        /// The snapshot.
+        room: Box<RoomSnapshot>,
+    },
+    /// A chat line in a room.
+    Chat {
+        /// The room.
+        room: RoomId,
+        /// The room's event sequence number.
+        seq: u64,
+        /// The speaker's display name.
+        from: String,
+        /// The speaker's seat, if a player.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seat: Option<Mark>,
+        /// What was said.
+        text: String,
+    },
+    /// Answer to `leave`: you are no longer in the room.
+    Left {
+        /// The room left.
+        room: RoomId,
+    },
+    /// A request was refused. The connection stays usable unless a `bye` follows.
+    Error {
+        /// Stable machine-readable code.
+        code: ErrorCode,
+        /// Human-readable explanation.
+        message: String,
+    },
+    /// The server is about to close the connection.
+    Bye {
+        /// Why.
+        reason: ByeReason,
+        /// Human-readable explanation.
+        message: String,
+    },
+}
+
+/// A room as listed in the lobby.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoomSummary {
+    /// The room id.
+    pub id: RoomId,
+    /// Display name.
+    pub name: String,
+    /// The rules played.
+    pub rules: Rules,
+    /// The two seats, X first.
+    pub seats: Vec<SeatInfo>,
+    /// The game's status.
+    pub status: GameStatus,
+    /// How many spectators watch.
+    pub spectators: u32,
+}
+
+/// Everything about a room that a player or spectator needs to draw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoomSnapshot {
+    /// The room id (the invite code of a private room).
+    pub id: RoomId,
+    /// Display name.
+    pub name: String,
+    /// The rules played.
+    pub rules: Rules,
+    /// Whether the room is hidden from the lobby.
+    pub private: bool,
+    /// The room's event sequence number: increases by one with every room event
+    /// (snapshot or chat) so clients can tell that they missed nothing.
+    pub seq: u64,
+    /// Which game of the room this is, from 1; a rematch increments it.
+    pub game: u32,
+    /// The two seats, X first.
+    pub seats: Vec<SeatInfo>,
+    /// The board, one string per row from the top row down; each character is
+    /// `.` (empty), `X` or `O`. The bottom row is row 1 in move notation.
+    pub board: Vec<String>,
+    /// Moves played so far in notation, oldest first.
+    pub moves: Vec<String>,
+    /// Number of moves played; the `ply` a `play` must carry.
+    pub ply: u32,
+    /// The moves the player to move may make, in notation; empty when nobody may move.
+    pub legal_moves: Vec<String>,
+    /// The game's status.
+    pub status: GameStatus,
+    /// The cell of the last stone placed (for gravity games, where it landed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_move: Option<String>,
+    /// Names of the spectators.
+    pub spectators: Vec<String>,
+}
+
+/// One seat of a room.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// The seat's mark.
+    pub mark: Mark,
+    /// Who sits there.
+    pub occupant: Occupant,
+    /// Whether this seat has asked for a rematch (AI seats always agree).
+    #[serde(default)]
+    pub rematch: bool,
+}
+
+/// Who sits in a seat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Occupant {
+    /// Nobody: anyone may take it or fill it with an AI.
+    Empty,
+    /// A person.
+    Human {
+        /// Display name.
+        name: String,
+        /// The person's session id (compare with `welcome.session` to find your seat).
+        session: SessionId,
+        /// False while the person's connection is down and the seat is held for them.
+        connected: bool,
+    },
+    /// A server-side AI.
+    Ai {
+        /// Its strength.
+        level: Level,
+        /// True while it is computing its move.
+        #[serde(default)]
+        thinking: bool,
+    },
+}
+
+/// The state of a room's game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum GameStatus {
+    /// Not started: some seat is still empty.
+    Waiting,
+    /// Under way.
+    Playing {
+        /// Whose move it is.
+        turn: Mark,
+    },
+    /// Won with a line.
+    Won {
+        /// The winner.
+        winner: Mark,
+        /// The cells of the winning line, in notation.
+        line: Vec<String>,
+    },
+    /// The board filled with no line.
+    Drawn,
+    /// A player resigned.
+    Resigned {
+        /// The player who did not resign.
+        winner: Mark,
+    },
+}
+
+impl GameStatus {
+    /// Whether the game has ended (won, drawn or resigned).
+    pub fn is_over(&self) -> bool {
+        matches!(
+            self,
+            GameStatus::Won { .. } | GameStatus::Drawn | GameStatus::Resigned { .. }
+        )
+    }
+}
+
+/// Stable error codes. A client may switch on these; the message is for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// Malformed JSON, a binary frame, an unknown type, a missing or mistyped field,
+    /// a message before `hello` or a second `hello`.
+    BadRequest,
+    /// The `hello` asked for a protocol version the server does not speak (then `bye`).
+    UnsupportedProtocol,
+    /// A name that is empty, too long or has control characters.
+    InvalidName,
+    /// Rules outside the allowed bounds, or an unknown preset.
+    InvalidRules,
+    /// A chat text that is empty or too long.
+    InvalidChat,
+    /// No room with that id (or invite code).
+    UnknownRoom,
+    /// A player asked to join a room whose seats are all taken.
+    RoomFull,
+    /// The seat asked for is held by someone else.
+    SeatTaken,
+    /// You already hold a seat in this room.
+    AlreadySeated,
+    /// The request names a room you are not in.
+    NotInRoom,
+    /// The request needs a seat and you only watch.
+    NotAPlayer,
+    /// It is the other seat's turn.
+    NotYourTurn,
+    /// The `ply` does not match the current position: the move was meant for an older one.
+    StalePly,
+    /// The move is not legal here (outside the board, occupied, full column, bad notation).
+    IllegalMove,
+    /// The game is not under way: it has not started or has ended.
+    GameNotInProgress,
+    /// The request needs a finished game (a rematch while the game is on).
+    GameInProgress,
+    /// Too many messages: slow down (the connection closes if it goes on).
+    RateLimited,
+    /// A message over the size limit (then `bye` and close 1009).
+    TooLarge,
+    /// The server has no room for another connection (then `bye`).
+    ServerFull,
+    /// The server has reached its room limit.
+    TooManyRooms,
+}
+
+impl ErrorCode {
+    /// Every code, for exhaustive tests and documentation.
+    pub const ALL: [ErrorCode; 20] = [
+        ErrorCode::BadRequest,
+        ErrorCode::UnsupportedProtocol,
+        ErrorCode::InvalidName,
+        ErrorCode::InvalidRules,
+        ErrorCode::InvalidChat,
+        ErrorCode::UnknownRoom,
+        ErrorCode::RoomFull,
+        ErrorCode::SeatTaken,
+        ErrorCode::AlreadySeated,
+        ErrorCode::NotInRoom,
+        ErrorCode::NotAPlayer,
+        ErrorCode::NotYourTurn,
+        ErrorCode::StalePly,
+        ErrorCode::IllegalMove,
+        ErrorCode::GameNotInProgress,
+        ErrorCode::GameInProgress,
+        ErrorCode::RateLimited,
+        ErrorCode::TooLarge,
+        ErrorCode::ServerFull,
+        ErrorCode::TooManyRooms,
+    ];
+
+    /// The code as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::UnsupportedProtocol => "unsupported_protocol",
+            ErrorCode::InvalidName => "invalid_name",
+            ErrorCode::InvalidRules => "invalid_rules",
+            ErrorCode::InvalidChat => "invalid_chat",
+            ErrorCode::UnknownRoom => "unknown_room",
+            ErrorCode::RoomFull => "room_full",
+            ErrorCode::SeatTaken => "seat_taken",
+            ErrorCode::AlreadySeated => "already_seated",
+            ErrorCode::NotInRoom => "not_in_room",
+            ErrorCode::NotAPlayer => "not_a_player",
+            ErrorCode::NotYourTurn => "not_your_turn",
+            ErrorCode::StalePly => "stale_ply",
+            ErrorCode::IllegalMove => "illegal_move",
+            ErrorCode::GameNotInProgress => "game_not_in_progress",
+            ErrorCode::GameInProgress => "game_in_progress",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::ServerFull => "server_full",
+            ErrorCode::TooManyRooms => "too_many_rooms",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why the server closes a connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ByeReason {
+    /// The server is shutting down (close code 1001).
+    Shutdown,
+    /// No `hello` arrived in time.
+    HandshakeTimeout,
+    /// Nothing was heard from the peer for too long.
+    IdleTimeout,
+    /// The peer kept sending after being rate limited.
+    RateLimited,
+    /// A frame or message over the size limit (close code 1009).
+    TooLarge,
+    /// The connection limit is reached.
+    ServerFull,
+    /// The `hello` asked for a protocol version the server does not speak.
+    UnsupportedProtocol,
+    /// The session was resumed by a newer connection with the same token.
+    Replaced,
+    /// The peer's outbound queue filled up: it reads too slowly.
+    TooSlow,
+}
+
+/// A client message that could not be decoded, with the id it carried if that much was
+/// readable, so the server can answer `bad_request` to the right request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodeError {
+    /// The id of the message, if it had a readable one.
+    pub id: Option<RequestId>,
+    /// What was wrong, for people.
+    pub message: String,
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// Decodes one client text frame.
+///
+/// # Errors
+/// Returns a [`DecodeError`] for malformed JSON, a non-object, a missing or unknown
+/// `type`, or missing or mistyped fields; it keeps the message's `id` when readable.
+pub fn decode_client(text: &str) -> Result<ClientFrame, DecodeError> {
+    decode(text)
+}
+
+/// Decodes one server text frame (for clients).
+///
+/// # Errors
+/// As [`decode_client`].
+pub fn decode_server(text: &str) -> Result<ServerFrame, DecodeError> {
+    decode(text)
+}
+
+fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
+        id: None,
+        message: format!("malformed JSON: {e}"),
+    })?;
+    let Some(object) = value.as_object() else {
+        return Err(DecodeError {
+            id: None,
+            message: "a message must be a JSON object".to_owned(),
+        });
+    };
+    let id = object
+        .get("id")
+        .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+    match object.get("type") {
+        Some(serde_json::Value::String(_)) => {}
+        Some(_) => {
+            return Err(DecodeError {
+                id,
+                message: "field `type` must be a string".to_owned(),
+            });
+        }
+        None => {
+            return Err(DecodeError {
+                id,
+                message: "missing field `type`".to_owned(),
+            });
+        }
+    }
+    serde_json::from_value(value).map_err(|e| DecodeError {
+        id,
+        message: e.to_string(),
+    })
+}
+
+/// Encodes a frame as the JSON text of one WebSocket frame.
+pub fn encode<T: Serialize>(frame: &T) -> String {
+    // Serialising these types cannot fail: every map key is a string and no type has a
+    // fallible `Serialize` implementation.
+    serde_json::to_string(frame).expect("protocol types always serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_and_unit_like_variant_decode() {
+        let f = decode_client(r#"{"type":"list_rooms","id":7}"#).unwrap();
+        assert_eq!(f.message, ClientMessage::ListRooms {});
+        assert_eq!(f.id, Some(RequestId::Number(7)));
+        let f = decode_client(r#"{"id":"a","type":"list_rooms"}"#).unwrap();
+        assert_eq!(f.id, Some(RequestId::Text("a".into())));
+    }
+
+    #[test]
+    fn errors_keep_the_id() {
+        let e = decode_client(r#"{"type":"play","id":3,"room":"abc"}"#).unwrap_err();
+        assert_eq!(e.id, Some(RequestId::Number(3)));
+        assert!(e.message.contains("ply"), "{}", e.message);
+        let e = decode_client(r#"{"type":"dance","id":4}"#).unwrap_err();
+        assert_eq!(e.id, Some(RequestId::Number(4)));
+        assert!(decode_client("not json").unwrap_err().id.is_none());
+        assert!(decode_client("[1,2]").is_err());
+        assert!(decode_client(r#"{"id":1}"#).is_err());
+    }
+
+    #[test]
+    fn error_codes_match_their_wire_names() {
+        for code in ErrorCode::ALL {
+            assert_eq!(
+                serde_json::to_value(code).unwrap(),
+                serde_json::Value::String(code.as_str().to_owned())
+            );
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! The inarow game server (being built).
