@@ -84,6 +84,27 @@ impl fmt::Display for Mark {
     }
 }
 
+/// The seat asked for in `join`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SeatChoice {
+    /// The X seat.
+    X,
+    /// The O seat.
+    O,
+    /// Whichever seat is free (X first); `room_full` if none is.
+    #[serde(rename = "any")]
+    Any,
+}
+
+impl From<Mark> for SeatChoice {
+    fn from(mark: Mark) -> Self {
+        match mark {
+            Mark::X => SeatChoice::X,
+            Mark::O => SeatChoice::O,
+        }
+    }
+}
+
 /// Strength of a server-side AI seat.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -217,13 +238,14 @@ pub enum ClientMessage {
         #[serde(default)]
         private: bool,
     },
-    /// Enter a room: with a seat to play, without one to watch.
+    /// Enter a room: with a seat to play, without one to watch. Also used by someone
+    /// already in the room to move from watching to an empty seat.
     Join {
         /// The room id or invite code.
         room: RoomId,
-        /// The seat to take; omitted to watch as a spectator.
+        /// `"X"`, `"O"`, or `"any"` for the first free seat; omitted to watch.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        seat: Option<Mark>,
+        seat: Option<SeatChoice>,
     },
     /// Leave a room (and the seat held in it); answered with `left`.
     Leave {
@@ -495,7 +517,7 @@ pub enum ErrorCode {
     InvalidChat,
     /// No room with that id (or invite code).
     UnknownRoom,
-    /// A player asked to join a room whose seats are all taken.
+    /// `join` with seat `"any"` found no free seat.
     RoomFull,
     /// The seat asked for is held by someone else.
     SeatTaken,
