@@ -467,7 +467,9 @@ pub enum Occupant {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum GameStatus {
-    /// Not started: some seat is still empty.
+    /// Waiting for players: a seat is empty, before the first game starts or because a
+    /// player left (or their session expired) mid-game; the game resumes from where it was
+    /// once the seat is filled.
     Waiting,
     /// Under way.
     Playing {
@@ -539,7 +541,8 @@ pub enum ErrorCode {
     GameInProgress,
     /// Too many messages: slow down (the connection closes if it goes on).
     RateLimited,
-    /// A message over the size limit (then `bye` and close 1009).
+    /// A message over the size limit (then `bye` and close 1009; sent without an id, as
+    /// the oversized message is not read).
     TooLarge,
     /// The server has no room for another connection (then `bye`).
     ServerFull,
