@@ -6,11 +6,40 @@
 //! Notation, used everywhere a person reads a move: columns are letters `a`, `b`, `c` …
 //! from the left, rows are numbers `1`, `2`, `3` … from the bottom. A cell is `b2`; with
 //! gravity a move is a column, `d` (or its 1-based digit `4`).
+//!
+//! The AI ([`Ai`]) is a negamax search with alpha-beta over bitboards (Pascal Pons'
+//! column-major layout), a transposition table keyed by the smallest Zobrist hash over
+//! the board's symmetries, immediate-win and forced-block pruning, and threat-then-centre
+//! move ordering. Small boards are solved exactly (values `Win(plies)`, `Loss(plies)`,
+//! `Draw`); on boards too big to solve within the [`Limits`] it deepens iteratively with
+//! a heuristic (open lines, weighted by how full they are) and reports `Estimate`s with
+//! `proven: false`. Without any limit a search stops after [`Limits::DEFAULT_TIME`].
+//! [`reference`] holds the plain minimax the tests and benchmarks compare against.
+//!
+//! ```
+//! use std::time::Duration;
+//! use inarow_engine::{Ai, GameStatus, Level, Limits, Position, Rules, Value};
+//!
+//! let rules = Rules::preset("tictactoe").unwrap();
+//! let mut position = Position::new(rules);
+//! for text in ["a1", "b2", "c3"] {
+//!     position.try_play(rules.parse_move(text).unwrap()).unwrap();
+//! }
+//! let mut ai = Ai::new(Level::Perfect, 42);
+//! let analysis = ai.analyze(&position, &Limits::time(Duration::from_millis(500)));
+//! assert!(analysis.proven);
+//! // O must not take a corner here; every best move draws.
+//! assert_eq!(analysis.moves[0].value, Value::Draw);
+//! let reply = analysis.best.unwrap();
+//! position.try_play(reply).unwrap();
+//! assert!(matches!(position.status(), GameStatus::InProgress { .. }));
+//! ```
 
 #![deny(missing_docs)]
 
 mod ai;
 mod position;
+pub mod reference;
 mod rules;
 
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};

@@ -34,12 +34,33 @@ pub enum RulesError {
 }
 
 impl fmt::Display for RulesError {
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        todo!()
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RulesError::Width { value } => write!(
+                f,
+                "width must be between 1 and {} (got {value})",
+                Rules::MAX_SIDE
+            ),
+            RulesError::Height { value } => write!(
+                f,
+                "height must be between 1 and {} (got {value})",
+                Rules::MAX_SIDE
+            ),
+            RulesError::K { value, max } => {
+                write!(f, "k must be between 1 and {max} (got {value})")
+            }
+        }
     }
 }
 
 impl std::error::Error for RulesError {}
+
+/// The presets, by name, in the order they are listed to people.
+const PRESETS: [(&str, Rules); 3] = [
+    ("tictactoe", Rules::tictactoe()),
+    ("connect4", Rules::connect4()),
+    ("gomoku", Rules::gomoku()),
+];
 
 impl Rules {
     /// The largest width or height.
@@ -49,8 +70,25 @@ impl Rules {
     ///
     /// # Errors
     /// [`RulesError`] naming the first field outside its range.
-    pub fn new(_width: u32, _height: u32, _k: u32, _gravity: bool) -> Result<Rules, RulesError> {
-        todo!()
+    pub fn new(width: u32, height: u32, k: u32, gravity: bool) -> Result<Rules, RulesError> {
+        let side = 1..=Self::MAX_SIDE;
+        if !side.contains(&width) {
+            return Err(RulesError::Width { value: width });
+        }
+        if !side.contains(&height) {
+            return Err(RulesError::Height { value: height });
+        }
+        let max = width.max(height);
+        if !(1..=max).contains(&k) {
+            return Err(RulesError::K { value: k, max });
+        }
+        // All three fit in a u8: checked against MAX_SIDE above.
+        Ok(Rules {
+            width: width as u8,
+            height: height as u8,
+            k: k as u8,
+            gravity,
+        })
     }
 
     /// 3×3, three in a row.
@@ -84,13 +122,20 @@ impl Rules {
     }
 
     /// A preset by name: `tictactoe`, `connect4` or `gomoku`.
-    pub fn preset(_name: &str) -> Option<Rules> {
-        todo!()
+    pub fn preset(name: &str) -> Option<Rules> {
+        let name = name.trim();
+        PRESETS
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|&(_, rules)| rules)
     }
 
     /// The preset's name if these rules are one.
     pub fn preset_name(&self) -> Option<&'static str> {
-        todo!()
+        PRESETS
+            .iter()
+            .find(|(_, rules)| rules == self)
+            .map(|&(name, _)| name)
     }
 
     /// Number of columns.
@@ -113,13 +158,89 @@ impl Rules {
         self.gravity
     }
 
+    /// Number of cells on the board.
+    pub fn cells(&self) -> u32 {
+        self.width() * self.height()
+    }
+
     /// Parses a move in notation: `b2` without gravity; `b` or `2` with gravity.
+    ///
+    /// Case-insensitive; surrounding spaces are ignored.
     ///
     /// # Errors
     /// [`ParseMoveError`] when the text is not a move of these rules.
-    pub fn parse_move(&self, _text: &str) -> Result<Move, ParseMoveError> {
-        todo!()
+    pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
+        let text = text.trim().to_ascii_lowercase();
+        if text.is_empty() {
+            return Err(ParseMoveError::new("empty move"));
+        }
+        let last_col = column_letter(self.width - 1);
+        if self.gravity {
+            let col = if text.bytes().all(|b| b.is_ascii_digit()) {
+                match text.parse::<u32>() {
+                    Ok(n) if (1..=self.width()).contains(&n) => n - 1,
+                    _ => {
+                        return Err(ParseMoveError::new(format!(
+                            "column {text} is outside the board (1-{})",
+                            self.width
+                        )));
+                    }
+                }
+            } else if text.len() == 1 && text.as_bytes()[0].is_ascii_lowercase() {
+                let col = u32::from(text.as_bytes()[0] - b'a');
+                if col >= self.width() {
+                    return Err(ParseMoveError::new(format!(
+                        "column {text} is outside the board (a-{last_col})"
+                    )));
+                }
+                col
+            } else {
+                return Err(ParseMoveError::new(format!(
+                    "expected a column like d or 4, got {text:?}"
+                )));
+            };
+            // col < width <= 19.
+            return Ok(Move::Column(col as u8));
+        }
+        let letter = text.as_bytes()[0];
+        if !letter.is_ascii_lowercase() {
+            return Err(ParseMoveError::new(format!(
+                "expected a cell like b2, got {text:?}"
+            )));
+        }
+        // The first byte is ASCII, so slicing after it stays on a char boundary.
+        let digits = &text[1..];
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ParseMoveError::new(format!(
+                "expected a cell like b2, got {text:?}"
+            )));
+        }
+        let col = u32::from(letter - b'a');
+        if col >= self.width() {
+            return Err(ParseMoveError::new(format!(
+                "column {} is outside the board (a-{last_col})",
+                letter as char
+            )));
+        }
+        let row = match digits.parse::<u32>() {
+            Ok(n) if (1..=self.height()).contains(&n) => n - 1,
+            _ => {
+                return Err(ParseMoveError::new(format!(
+                    "row {digits} is outside the board (1-{})",
+                    self.height
+                )));
+            }
+        };
+        Ok(Move::Cell(Cell {
+            col: col as u8,
+            row: row as u8,
+        }))
     }
+}
+
+/// The letter of a column, `a` for 0; columns never exceed 19.
+fn column_letter(col: u8) -> char {
+    char::from(b'a' + col)
 }
 
 /// A player; X moves first.
@@ -141,6 +262,15 @@ impl Player {
     }
 }
 
+impl fmt::Display for Player {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Player::X => "X",
+            Player::O => "O",
+        })
+    }
+}
+
 /// A cell: column from the left and row from the bottom, both from 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cell {
@@ -151,8 +281,8 @@ pub struct Cell {
 }
 
 impl fmt::Display for Cell {
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        todo!()
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", column_letter(self.col), u32::from(self.row) + 1)
     }
 }
 
@@ -166,8 +296,11 @@ pub enum Move {
 }
 
 impl fmt::Display for Move {
-    fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        todo!()
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Move::Cell(cell) => cell.fmt(f),
+            Move::Column(col) => write!(f, "{}", column_letter(*col)),
+        }
     }
 }
 
@@ -178,6 +311,14 @@ pub struct ParseMoveError {
     pub message: String,
 }
 
+impl ParseMoveError {
+    fn new(message: impl Into<String>) -> ParseMoveError {
+        ParseMoveError {
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for ParseMoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
@@ -185,3 +326,116 @@ impl fmt::Display for ParseMoveError {
 }
 
 impl std::error::Error for ParseMoveError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_round_trip() {
+        for name in ["tictactoe", "connect4", "gomoku"] {
+            let rules = Rules::preset(name).expect("known preset");
+            assert_eq!(rules.preset_name(), Some(name));
+        }
+        assert_eq!(Rules::preset("Connect4"), Some(Rules::connect4()));
+        assert_eq!(Rules::preset("chess"), None);
+        let custom = Rules::new(4, 4, 3, false).expect("valid");
+        assert_eq!(custom.preset_name(), None);
+        assert_eq!(
+            Rules::new(15, 15, 5, false).expect("valid").preset_name(),
+            Some("gomoku")
+        );
+    }
+
+    #[test]
+    fn invalid_rules_name_the_field_and_range() {
+        let cases: [((u32, u32, u32), RulesError, &str); 6] = [
+            (
+                (0, 3, 3),
+                RulesError::Width { value: 0 },
+                "width must be between 1 and 19 (got 0)",
+            ),
+            (
+                (20, 3, 3),
+                RulesError::Width { value: 20 },
+                "width must be between 1 and 19 (got 20)",
+            ),
+            (
+                (3, 0, 3),
+                RulesError::Height { value: 0 },
+                "height must be between 1 and 19 (got 0)",
+            ),
+            (
+                (3, 25, 3),
+                RulesError::Height { value: 25 },
+                "height must be between 1 and 19 (got 25)",
+            ),
+            (
+                (3, 4, 5),
+                RulesError::K { value: 5, max: 4 },
+                "k must be between 1 and 4 (got 5)",
+            ),
+            (
+                (3, 4, 0),
+                RulesError::K { value: 0, max: 4 },
+                "k must be between 1 and 4 (got 0)",
+            ),
+        ];
+        for ((w, h, k), error, text) in cases {
+            let got = Rules::new(w, h, k, false).expect_err("invalid");
+            assert_eq!(got, error);
+            assert_eq!(got.to_string(), text);
+        }
+        let edge = Rules::new(19, 1, 19, true).expect("valid edge");
+        assert_eq!((edge.width(), edge.height(), edge.k()), (19, 1, 19));
+        assert!(edge.gravity());
+    }
+
+    #[test]
+    fn notation_round_trips() {
+        let ttt = Rules::tictactoe();
+        let b2 = Move::Cell(Cell { col: 1, row: 1 });
+        assert_eq!(ttt.parse_move("b2"), Ok(b2));
+        assert_eq!(ttt.parse_move("  B2 "), Ok(b2));
+        assert_eq!(b2.to_string(), "b2");
+        assert_eq!(Cell { col: 18, row: 18 }.to_string(), "s19");
+        let gomoku = Rules::gomoku();
+        assert_eq!(
+            gomoku.parse_move("o15"),
+            Ok(Move::Cell(Cell { col: 14, row: 14 }))
+        );
+        let c4 = Rules::connect4();
+        assert_eq!(c4.parse_move("d"), Ok(Move::Column(3)));
+        assert_eq!(c4.parse_move(" D"), Ok(Move::Column(3)));
+        assert_eq!(c4.parse_move("4"), Ok(Move::Column(3)));
+        assert_eq!(c4.parse_move("7"), Ok(Move::Column(6)));
+        assert_eq!(Move::Column(3).to_string(), "d");
+    }
+
+    #[test]
+    fn junk_moves_are_rejected_with_a_message() {
+        let ttt = Rules::tictactoe();
+        for junk in [
+            "", "  ", "d1", "a4", "a0", "b", "2", "bb", "b2x", "é2", "a-1",
+        ] {
+            let err = ttt.parse_move(junk).expect_err(junk);
+            assert!(!err.message.is_empty());
+        }
+        assert_eq!(
+            ttt.parse_move("d1").expect_err("outside").to_string(),
+            "column d is outside the board (a-c)"
+        );
+        assert_eq!(
+            ttt.parse_move("a4").expect_err("outside").to_string(),
+            "row 4 is outside the board (1-3)"
+        );
+        let c4 = Rules::connect4();
+        for junk in ["", "0", "8", "h", "d3", "dd", "99999999999999999999", "-1"] {
+            assert!(c4.parse_move(junk).is_err(), "{junk:?}");
+        }
+        assert_eq!(
+            c4.parse_move("8").expect_err("outside").to_string(),
+            "column 8 is outside the board (1-7)"
+        );
+    }
+}

@@ -1,0 +1,507 @@
+//! The AI: negamax with alpha-beta, a transposition table, symmetry and levels.
+//!
+//! The search runs on bitboards (`bits`, `geometry`), the recursion is in `search`, the
+//! table in `table`; this module turns a [`Position`] into a search, reads the result
+//! back as [`Value`]s and picks a move at the AI's [`Level`].
+
+mod bits;
+mod geometry;
+mod search;
+mod table;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use self::bits::{Bits, Wide};
+use self::geometry::{Geometry, Layout, Layouts};
+use self::search::{Board, INF, Search, WIN, mate};
+use self::table::Table;
+use crate::position::Position;
+use crate::rules::{Move, Rules};
+
+/// Strength of play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Level {
+    /// Shallow search with random mistakes: a one-ply search (which still sees wins in
+    /// one and forced blocks), a random move nearly a third of the time, and a win in
+    /// one missed one time in ten.
+    Easy,
+    /// A three-ply search with the heuristic (plus the immediate-win and forced-block
+    /// checks at its leaves).
+    Medium,
+    /// Full strength: solves the position when the limits allow (never a losing move
+    /// while a non-losing one exists, the quickest win, the slowest loss), else the
+    /// deepest heuristic search the limits allow.
+    #[default]
+    Perfect,
+}
+
+impl Level {
+    /// Deepest iteration at this level, in plies from the position.
+    fn max_depth(self) -> Option<u32> {
+        match self {
+            Level::Easy => Some(1),
+            Level::Medium => Some(3),
+            Level::Perfect => None,
+        }
+    }
+}
+
+/// Bounds on a search. The best move found so far is returned when one is reached.
+///
+/// With neither `time` nor `nodes` set, [`Limits::DEFAULT_TIME`] applies, so a search
+/// on a board too big to solve (gomoku) still ends.
+#[derive(Debug, Clone, Default)]
+pub struct Limits {
+    /// Wall-clock budget.
+    pub time: Option<Duration>,
+    /// Node budget.
+    pub nodes: Option<u64>,
+    /// Set to true to stop the search; polled every few thousand nodes.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// The time budget used when neither a time nor a node budget is given.
+    pub const DEFAULT_TIME: Duration = Duration::from_secs(2);
+
+    /// When a search started at `start` must stop: its time budget, or
+    /// [`Limits::DEFAULT_TIME`] when neither time nor nodes are limited.
+    fn deadline(&self, start: Instant) -> Option<Instant> {
+        match (self.time, self.nodes) {
+            (None, None) => Some(start + Limits::DEFAULT_TIME),
+            (time, _) => time.map(|t| start + t),
+        }
+    }
+
+    /// Limits of `time` only.
+    pub fn time(time: Duration) -> Limits {
+        Limits {
+            time: Some(time),
+            ..Limits::default()
+        }
+    }
+}
+
+/// The value of a move or position for the player to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Value {
+    /// A forced win; the number is the plies until the winning stone (1 = this move wins).
+    Win(u32),
+    /// A forced loss; the number is the plies until the opponent's winning stone.
+    Loss(u32),
+    /// A proven draw.
+    Draw,
+    /// Unproven: a heuristic estimate, positive favours the player to move. Beyond
+    /// ±1,000,000 the search saw a win (or loss) it could not prove, e.g. on a board
+    /// too big to search every cell.
+    Estimate(i32),
+}
+
+/// One legal move and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveValue {
+    /// The move.
+    pub mv: Move,
+    /// Its value for the player making it.
+    pub value: Value,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Analysis {
+    /// Every legal move with its value, best first.
+    pub moves: Vec<MoveValue>,
+    /// The move chosen at the AI's level; `None` when the game is over.
+    pub best: Option<Move>,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Depth of the last completed iteration, in plies.
+    pub depth: u32,
+    /// Whether every value in `moves` is exact.
+    pub proven: bool,
+}
+
+/// Positions with at most this many empty cells are solved right after the shallow
+/// iterations instead of deepening one ply at a time.
+const SOLVE_EMPTY: u32 = 25;
+/// Positions with at most this many empty cells are solved at once, without shallow
+/// iterations first: it takes a moment.
+const SOLVE_AT_ONCE: u32 = 16;
+/// Iterations run before jumping to a full solve: they give a sound move if the solve
+/// does not finish in time.
+const SHALLOW_DEPTHS: u32 = 4;
+
+/// Probability that an Easy AI plays a random legal move instead of its search's choice.
+const EASY_MISTAKE: f64 = 0.3;
+/// Probability that an Easy AI takes a win in one when it has one.
+const EASY_TAKES_WIN: f64 = 0.9;
+
+/// A player that keeps its transposition table between moves.
+pub struct Ai {
+    level: Level,
+    rng: SmallRng,
+    table: Table,
+    /// The rules the table's entries belong to; another rule set clears it.
+    rules: Option<Rules>,
+    /// The board geometry of those rules, built once.
+    geometry: Option<Layouts>,
+}
+
+impl std::fmt::Debug for Ai {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ai")
+            .field("level", &self.level)
+            .field("table_bytes", &self.table.bytes())
+            .field("rules", &self.rules)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Ai {
+    /// Default transposition table size: 4 MiB.
+    pub const DEFAULT_TABLE_BYTES: usize = 4 << 20;
+
+    /// An AI of `level` whose random choices follow `seed`, with a table of
+    /// [`Ai::DEFAULT_TABLE_BYTES`].
+    pub fn new(level: Level, seed: u64) -> Ai {
+        Ai::with_table_bytes(level, seed, Self::DEFAULT_TABLE_BYTES)
+    }
+
+    /// An AI with a transposition table of at most `bytes` bytes (a power of two
+    /// entries of 16 bytes, at least 1024 entries). It is allocated at the first
+    /// analysis, smaller than that on boards with few positions, and kept between moves
+    /// of the same rules.
+    pub fn with_table_bytes(level: Level, seed: u64, bytes: usize) -> Ai {
+        Ai {
+            level,
+            rng: SmallRng::seed_from_u64(seed),
+            table: Table::new(bytes),
+            rules: None,
+            geometry: None,
+        }
+    }
+
+    /// The AI's level.
+    pub fn level(&self) -> Level {
+        self.level
+    }
+
+    /// Values every legal move and picks one at this AI's level.
+    pub fn analyze(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        let rules = position.rules();
+        self.prepare(rules);
+        let bits = rules.width() * (rules.height() + 1);
+        if bits <= u64::BITS {
+            self.run::<u64>(position, limits)
+        } else if bits <= u128::BITS {
+            self.run::<u128>(position, limits)
+        } else {
+            self.run::<Wide>(position, limits)
+        }
+    }
+
+    /// The move this AI plays; `None` when the game is over.
+    pub fn choose(&mut self, position: &Position, limits: &Limits) -> Option<Move> {
+        self.analyze(position, limits).best
+    }
+
+    /// The exact value of the position for the player to move, by one full search
+    /// (much cheaper than [`Ai::analyze`], which values every move exactly). `None`
+    /// when the game is over, or when the limits (by default [`Limits::DEFAULT_TIME`])
+    /// stop the search before it is proven.
+    pub fn solve(&mut self, position: &Position, limits: &Limits) -> Option<Value> {
+        self.prepare(position.rules());
+        let bits = position.rules().width() * (position.rules().height() + 1);
+        if bits <= u64::BITS {
+            self.solve_with::<u64>(position, limits)
+        } else if bits <= u128::BITS {
+            self.solve_with::<u128>(position, limits)
+        } else {
+            self.solve_with::<Wide>(position, limits)
+        }
+    }
+
+    fn solve_with<B: Layout>(&mut self, position: &Position, limits: &Limits) -> Option<Value> {
+        if position.is_over() {
+            return None;
+        }
+        let start = Instant::now();
+        let geo: &Geometry<B> = B::geometry(&mut self.geometry, position.rules());
+        let board = board_of(geo, position);
+        let mut search = Search::new(
+            geo,
+            &mut self.table,
+            limits.nodes.unwrap_or(u64::MAX),
+            limits.deadline(start),
+            limits.cancel.as_deref(),
+        );
+        let (score, exact) = search.value(&board, -INF, INF, geo.cells - board.n);
+        (exact && !search.stopped).then(|| value_of(score, true, geo.cells, board.n))
+    }
+
+    /// Sizes and clears the table (and the cached geometry) when the rules change.
+    fn prepare(&mut self, rules: Rules) {
+        if self.rules != Some(rules) {
+            self.table.prepare(rules);
+            self.rules = Some(rules);
+            self.geometry = None;
+        }
+    }
+
+    fn run<B: Layout>(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        let start = Instant::now();
+        let legal = position.legal_moves();
+        if legal.is_empty() {
+            return Analysis {
+                moves: Vec::new(),
+                best: None,
+                nodes: 0,
+                depth: 0,
+                proven: true,
+            };
+        }
+        let geo: &Geometry<B> = B::geometry(&mut self.geometry, position.rules());
+        let board = board_of(geo, position);
+        let cells = geo.cells;
+        let n = board.n;
+        let mut search = Search::new(
+            geo,
+            &mut self.table,
+            limits.nodes.unwrap_or(u64::MAX),
+            limits.deadline(start),
+            limits.cancel.as_deref(),
+        );
+
+        // Root moves with a first value that needs no search: a win now, a loss next
+        // move, or the heuristic (which stands if even depth 1 is cut off).
+        let my_wins = geo.winning_cells(board.me, board.mask);
+        let candidates = if geo.restricts(board.n) {
+            if board.mask.is_zero() {
+                let centre = B::bit(geo.bit_of(geo.width / 2, geo.height / 2));
+                geo.near(centre) | centre
+            } else {
+                geo.near(board.mask)
+            }
+        } else {
+            geo.board
+        };
+        let mut roots: Vec<Root<B>> = legal
+            .iter()
+            .map(|&mv| {
+                let cell = position
+                    .landing_cell(mv)
+                    .expect("legal moves have a landing cell");
+                let bit = geo.bit_of(cell.col.into(), cell.row.into());
+                let child = board.play(geo, bit);
+                let (score, exact) = if my_wins.has(bit) {
+                    (mate(cells, n + 1), true)
+                } else if child.n == cells {
+                    (0, true)
+                } else if !(geo.winning_cells(child.me, child.mask) & geo.playable(child.mask))
+                    .is_zero()
+                {
+                    (-mate(cells, n + 2), true)
+                } else if candidates.has(bit) {
+                    // The search will value it; the heuristic is only needed if even
+                    // depth 1 is cut off (see below).
+                    (0, false)
+                } else {
+                    (-geo.evaluate(child.me, child.opp()), false)
+                };
+                Root {
+                    mv,
+                    child,
+                    score,
+                    exact,
+                    searched: candidates.has(bit),
+                    order: search.order(board.me, board.opp(), board.mask, bit),
+                }
+            })
+            .collect();
+
+        let empty = cells - n;
+        let max_depth = self.level.max_depth().unwrap_or(empty).min(empty);
+        let mut depth_done = 0;
+        let mut scratch: Vec<(i32, bool)> = vec![(0, false); roots.len()];
+        // Iterative deepening, except that a board small enough to solve skips the
+        // middle depths: their heuristic searches cost far more than the exact one.
+        let shallow = if empty <= SOLVE_AT_ONCE {
+            0
+        } else {
+            SHALLOW_DEPTHS
+        };
+        let schedule =
+            (1..=max_depth).filter(|&d| empty > SOLVE_EMPTY || d <= shallow || d == max_depth);
+        for depth in schedule {
+            if roots.iter().all(|r| r.exact || !r.searched) {
+                break;
+            }
+            // Best first, so the table fills with the lines that matter.
+            let mut order: Vec<usize> = (0..roots.len()).collect();
+            order.sort_by_key(|&i| {
+                (
+                    std::cmp::Reverse(roots[i].score),
+                    std::cmp::Reverse(roots[i].order),
+                )
+            });
+            for &i in &order {
+                let root = &roots[i];
+                scratch[i] = if root.exact || !root.searched {
+                    (root.score, root.exact)
+                } else {
+                    let (v, exact) = search.value(&root.child, -INF, INF, depth - 1);
+                    (-v, exact)
+                };
+                if search.stopped {
+                    break;
+                }
+            }
+            if search.stopped {
+                // An unfinished iteration is discarded: the previous one stands.
+                break;
+            }
+            for (root, &(score, exact)) in roots.iter_mut().zip(&scratch) {
+                root.score = score;
+                root.exact = exact;
+            }
+            depth_done = depth;
+            if search.check_limits() {
+                break;
+            }
+        }
+        let nodes = search.nodes;
+        if depth_done == 0 {
+            // Not even depth 1 finished: fall back on the heuristic for every move.
+            for root in roots.iter_mut().filter(|r| !r.exact) {
+                root.score = -geo.evaluate(root.child.me, root.child.opp());
+            }
+        }
+
+        let proven = roots.iter().all(|r| r.exact);
+        // Far cells of a big board only have a static value, not comparable with a
+        // searched one: they rank after every searched move.
+        let mut moves: Vec<(MoveValue, (bool, i32))> = roots
+            .iter()
+            .map(|r| {
+                (
+                    MoveValue {
+                        mv: r.mv,
+                        value: value_of(r.score, r.exact, cells, n),
+                    },
+                    (r.searched || r.exact, r.score),
+                )
+            })
+            .collect();
+        moves.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
+        let best = self.pick(&moves);
+        Analysis {
+            moves: moves.into_iter().map(|(mv, _)| mv).collect(),
+            best: Some(best),
+            nodes,
+            depth: depth_done,
+            proven,
+        }
+    }
+
+    /// The move to play from `moves` (sorted best first, with scores), at this level.
+    fn pick(&mut self, moves: &[(MoveValue, (bool, i32))]) -> Move {
+        if self.level == Level::Easy {
+            let win_now = moves
+                .iter()
+                .find(|(m, _)| m.value == Value::Win(1))
+                .map(|(m, _)| m.mv);
+            if let Some(mv) = win_now
+                && self.rng.random_bool(EASY_TAKES_WIN)
+            {
+                return mv;
+            }
+            if self.rng.random_bool(EASY_MISTAKE) {
+                // Any move the search looked at: on a big board, not a far-away cell.
+                let near = moves.iter().filter(|(_, (searched, _))| *searched).count();
+                return moves[self.rng.random_range(0..near.max(1))].0.mv;
+            }
+        }
+        let top = moves[0].1;
+        let ties = moves.iter().take_while(|(_, s)| *s == top).count();
+        moves[self.rng.random_range(0..ties)].0.mv
+    }
+}
+
+/// A root move under analysis.
+struct Root<B: Bits> {
+    mv: Move,
+    child: Board<B>,
+    /// Value for the player making the move, from the last completed iteration.
+    score: i32,
+    exact: bool,
+    /// Whether the search looks at it (big boards skip cells far from the stones).
+    searched: bool,
+    /// Move-ordering score, to break ties in the order of search.
+    order: u32,
+}
+
+/// The search's view of a position.
+fn board_of<B: Bits>(geo: &Geometry<B>, position: &Position) -> Board<B> {
+    let mut board = Board::empty();
+    // Replaying the moves keeps the side to move and the hashes right.
+    for cell in position.landed() {
+        board = board.play(geo, geo.bit_of(cell.col.into(), cell.row.into()));
+    }
+    board
+}
+
+/// A score read back as a value for the player to move at a position with `n` stones.
+fn value_of(score: i32, exact: bool, cells: u32, n: u32) -> Value {
+    if !exact {
+        return Value::Estimate(score);
+    }
+    if score > WIN {
+        let p = cells + 1 - (score - WIN) as u32;
+        Value::Win(p - n)
+    } else if score < -WIN {
+        let p = cells + 1 - (-score - WIN) as u32;
+        Value::Loss(p - n)
+    } else {
+        Value::Draw
+    }
+}
+
+/// Analyses a position at full strength with a fresh table.
+pub fn analyze(position: &Position, limits: &Limits) -> Analysis {
+    Ai::new(Level::Perfect, 0).analyze(position, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ai_is_send() {
+        fn send<T: Send>() {}
+        send::<Ai>();
+    }
+
+    #[test]
+    fn game_over_has_no_move() {
+        let position = Position::from_column_digits(Rules::connect4(), "1212121").expect("legal");
+        let analysis = analyze(&position, &Limits::default());
+        assert_eq!(analysis.best, None);
+        assert!(analysis.moves.is_empty());
+    }
+
+    #[test]
+    fn empty_tictactoe_is_a_draw_for_every_move() {
+        let analysis = analyze(&Position::new(Rules::tictactoe()), &Limits::default());
+        assert!(analysis.proven);
+        assert_eq!(analysis.moves.len(), 9);
+        assert!(
+            analysis.moves.iter().all(|m| m.value == Value::Draw),
+            "{analysis:?}"
+        );
+    }
+}

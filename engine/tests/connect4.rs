@@ -1,0 +1,126 @@
+//! Connect Four against Pascal Pons' benchmark positions: the exact score of every line.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use inarow_engine::{Ai, Level, Limits, Position, Rules};
+
+/// Values every move of every position of a `Test_Lx_Ry` file and compares the best
+/// with the position's score.
+fn check_set(name: &str) {
+    let Some(text) = common::read_data(&format!("connect4/{name}")) else {
+        return;
+    };
+    let rules = Rules::connect4();
+    let mut ai = Ai::new(Level::Perfect, 1);
+    // Generous: a solve that hits it fails below instead of passing unproven.
+    let limits = Limits::time(Duration::from_secs(600));
+    let mut total = Duration::ZERO;
+    let mut count = 0u32;
+    let mut nodes = 0u64;
+    for (line_no, line) in text.lines().enumerate() {
+        let mut parts = line.split_whitespace();
+        let (Some(moves), Some(score)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let expected: i32 = score.parse().expect("score is an integer");
+        let position = Position::from_column_digits(rules, moves).expect("legal sequence");
+        let start = Instant::now();
+        let analysis = ai.analyze(&position, &limits);
+        total += start.elapsed();
+        nodes += analysis.nodes;
+        count += 1;
+        assert!(analysis.proven, "line {}: {line} not proven", line_no + 1);
+        let got = common::pons_score(&position, analysis.moves[0].value);
+        assert_eq!(got, expected, "line {}: {line}: {analysis:?}", line_no + 1);
+    }
+    assert_eq!(count, 1000, "{name} has 1000 positions");
+    eprintln!(
+        "{name}: {count} positions, mean {:.1} µs and {} nodes per position (all moves valued)",
+        total.as_secs_f64() * 1e6 / f64::from(count),
+        nodes / u64::from(count)
+    );
+}
+
+/// Solves (the position's value only, not every move's) every position of a
+/// `Test_Lx_Ry` file and compares with its score.
+fn solve_set(name: &str) {
+    let Some(text) = common::read_data(&format!("connect4/{name}")) else {
+        return;
+    };
+    let rules = Rules::connect4();
+    let mut ai = Ai::new(Level::Perfect, 1);
+    let limits = Limits::time(Duration::from_secs(600));
+    let start = Instant::now();
+    let mut count = 0u32;
+    for (line_no, line) in text.lines().enumerate() {
+        let mut parts = line.split_whitespace();
+        let (Some(moves), Some(score)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let expected: i32 = score.parse().expect("score is an integer");
+        let position = Position::from_column_digits(rules, moves).expect("legal sequence");
+        let value = ai
+            .solve(&position, &limits)
+            .unwrap_or_else(|| panic!("line {}: {line} not solved", line_no + 1));
+        assert_eq!(
+            common::pons_score(&position, value),
+            expected,
+            "line {}: {line}: {value:?}",
+            line_no + 1
+        );
+        count += 1;
+    }
+    assert_eq!(count, 1000, "{name} has 1000 positions");
+    eprintln!(
+        "{name}: {count} positions solved, mean {:.1} µs per position (position value only)",
+        start.elapsed().as_secs_f64() * 1e6 / f64::from(count)
+    );
+}
+
+#[test]
+fn test_l3_r1_scores_match() {
+    check_set("Test_L3_R1");
+}
+
+#[test]
+fn test_l3_r1_position_values_match() {
+    solve_set("Test_L3_R1");
+}
+
+#[test]
+#[ignore = "slow (~0.3 s in release): cargo test -p inarow-engine --release --test connect4 -- --ignored"]
+fn test_l2_r1_position_values_match() {
+    solve_set("Test_L2_R1");
+}
+
+#[test]
+#[ignore = "slow (~13 s in release): cargo test -p inarow-engine --release --test connect4 -- --ignored"]
+fn test_l2_r2_position_values_match() {
+    solve_set("Test_L2_R2");
+}
+
+#[test]
+#[ignore = "slow (~22 s in release): cargo test -p inarow-engine --release --test connect4 -- --ignored"]
+fn test_l1_r1_position_values_match() {
+    solve_set("Test_L1_R1");
+}
+
+#[test]
+#[ignore = "slow (~7 s in release): cargo test -p inarow-engine --release --test connect4 -- --ignored"]
+fn test_l2_r1_scores_match() {
+    check_set("Test_L2_R1");
+}
+
+#[test]
+#[ignore = "slow (~110 s in release): cargo test -p inarow-engine --release --test connect4 -- --ignored"]
+fn test_l2_r2_scores_match() {
+    check_set("Test_L2_R2");
+}
+
+#[test]
+#[ignore = "slow (~12 min in release): cargo test -p inarow-engine --release --test connect4 -- --ignored"]
+fn test_l1_r2_position_values_match() {
+    solve_set("Test_L1_R2");
+}
