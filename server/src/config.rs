@@ -1,0 +1,75 @@
+//! Every limit and timing of the server, in one place, with the defaults a host gets.
+
+use std::time::Duration;
+
+/// The server's limits and timings. `Config::default()` is what `inarow-server` runs with
+/// when no flag is given; tests shorten the timings they exercise.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Connections served at once; one more is told `server_full` and closed, so a flood
+    /// of sockets cannot exhaust memory or file descriptors.
+    pub max_connections: usize,
+    /// Rooms open at once; `create_room` beyond it is refused with `too_many_rooms`.
+    pub max_rooms: usize,
+    /// Largest WebSocket frame and message, in bytes; a bigger one closes the connection
+    /// (`bye too_large`, close code 1009). Every legitimate message is far smaller.
+    pub max_message_size: usize,
+    /// Messages per second a connection may send on average (token bucket refill rate).
+    pub rate_per_second: u32,
+    /// Messages a connection may send in a burst above the average (bucket capacity).
+    pub rate_burst: u32,
+    /// `rate_limited` answers in one flood before the connection is closed (`bye
+    /// rate_limited`, close code 1008); the count resets once the bucket is full again.
+    pub rate_strikes: u32,
+    /// Time allowed for `hello` after the WebSocket handshake (and for the handshake itself),
+    /// so idle sockets that never speak do not hold a connection slot.
+    pub handshake_timeout: Duration,
+    /// Interval between the server's pings, which keep NAT mappings alive and prove the
+    /// peer still answers.
+    pub ping_interval: Duration,
+    /// Silence (no frame at all; pongs count) after which a connection is closed
+    /// (`bye idle_timeout`); a few ping intervals.
+    pub idle_timeout: Duration,
+    /// Longest display name, in characters (names are trimmed, 1 to this many printable
+    /// characters).
+    pub max_name_chars: usize,
+    /// Longest chat line, in characters.
+    pub max_chat_chars: usize,
+    /// Time budget of one AI move.
+    pub ai_move_time: Duration,
+    /// Minimum time before each move when both seats are AI, so spectators can follow.
+    pub ai_pace: Duration,
+    /// AI searches run at once (the semaphore in front of the blocking pool).
+    pub ai_threads: usize,
+    /// How long a dropped player's seats are held for them to reconnect.
+    pub reconnect_grace: Duration,
+    /// A room with no connected person (player or spectator) for this long closes.
+    pub room_idle_timeout: Duration,
+    /// Frames waiting to be written to one connection; a peer that lets its queue fill is
+    /// too slow and is dropped (`bye too_slow`), its seats held for reconnection.
+    pub outbound_queue: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            max_connections: 10_000,
+            max_rooms: 5_000,
+            max_message_size: 16 * 1024,
+            rate_per_second: 20,
+            rate_burst: 40,
+            rate_strikes: 40,
+            handshake_timeout: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(15),
+            idle_timeout: Duration::from_secs(45),
+            max_name_chars: 24,
+            max_chat_chars: 500,
+            ai_move_time: Duration::from_secs(1),
+            ai_pace: Duration::from_millis(700),
+            ai_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            reconnect_grace: Duration::from_secs(60),
+            room_idle_timeout: Duration::from_secs(120),
+            outbound_queue: 256,
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The accept loop: admits connections under the connection limit and, on shutdown,
+//! waits (boundedly) for every task of the server to finish.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+
+use crate::ServerError;
+use crate::config::Config;
+use crate::connection;
+use crate::state::ServerState;
+
+/// How long shutdown waits for connections, rooms and AI jobs to finish.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// Connections being turned away (`server_full`) at once; beyond it a socket is simply
+/// dropped, so a flood cannot make the server spend unbounded work on refusals.
+const REFUSALS_IN_FLIGHT: usize = 64;
+/// Pause after a failed accept (such as running out of file descriptors), so the loop
+/// does not spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
+/// The accept loop (see [`crate::run`]).
+pub(crate) async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: CancellationToken,
+) -> Result<(), ServerError> {
+    let addr = listener.local_addr()?;
+    let connections = Arc::new(Semaphore::new(config.max_connections));
+    let refusals = Arc::new(Semaphore::new(REFUSALS_IN_FLIGHT));
+    let state = Arc::new(ServerState::new(config, shutdown.clone()));
+    tracing::info!(%addr, "serving");
+    loop {
+        let accepted = tokio::select! {
+            () = shutdown.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        let (socket, peer) = match accepted {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!(error = %e, "accept failed");
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                }
+            }
+        };
+        let _ = socket.set_nodelay(true);
+        match connections.clone().try_acquire_owned() {
+            Ok(permit) => {
+                state
+                    .tracker
+                    .spawn(connection::serve(socket, peer, state.clone(), Some(permit)));
+            }
+            Err(_) => {
+                let Ok(refusal) = refusals.clone().try_acquire_owned() else {
+                    tracing::debug!(%peer, "connection dropped: server full");
+                    continue;
+                };
+                let state_for_task = state.clone();
+                state.tracker.spawn(async move {
+                    connection::serve(socket, peer, state_for_task, None).await;
+                    drop(refusal);
+                });
+            }
+        }
+    }
+    drop(listener);
+    tracing::info!("shutting down");
+    state.tracker.close();
+    if tokio::time::timeout(SHUTDOWN_GRACE, state.tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            tasks = state.tracker.len(),
+            "gave up waiting for tasks to finish"
+        );
+    }
+    tracing::info!(
+        rooms = state.lobby.len(),
+        sessions = state.sessions.len(),
+        "stopped"
+    );
+    Ok(())
+}

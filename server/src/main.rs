@@ -1,0 +1,180 @@
+//! `inarow-server`: runs the inarow game server. Flags (or `INAROW_*` environment
+//! variables) set the limits; Ctrl-C or SIGTERM shuts it down within a few seconds.
+
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use inarow_server::Config;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
+
+/// Host k-in-a-row games (tic-tac-toe, m×n×k, gomoku, Connect Four) for friends over
+/// WebSocket. Every duration is in milliseconds.
+#[derive(Debug, Parser)]
+#[command(name = "inarow-server", version)]
+struct Args {
+    /// Address to listen on; the default accepts players from the local network.
+    #[arg(long, env = "INAROW_BIND", default_value = "0.0.0.0:7878")]
+    bind: String,
+    /// Log filter (such as "info" or "inarow_server=debug"); RUST_LOG overrides it.
+    #[arg(long, env = "INAROW_LOG", default_value = "info")]
+    log: String,
+    /// Connections served at once; more are told server_full.
+    #[arg(long, env = "INAROW_MAX_CONNECTIONS", default_value_t = 10_000)]
+    max_connections: usize,
+    /// Rooms open at once; more are refused with too_many_rooms.
+    #[arg(long, env = "INAROW_MAX_ROOMS", default_value_t = 5_000)]
+    max_rooms: usize,
+    /// Largest WebSocket frame or message, in bytes.
+    #[arg(long, env = "INAROW_MAX_MESSAGE_SIZE", default_value_t = 16 * 1024)]
+    max_message_size: usize,
+    /// Average messages per second allowed per connection.
+    #[arg(long, env = "INAROW_RATE_PER_SECOND", default_value_t = 20)]
+    rate_per_second: u32,
+    /// Messages allowed in a burst above the average.
+    #[arg(long, env = "INAROW_RATE_BURST", default_value_t = 40)]
+    rate_burst: u32,
+    /// rate_limited answers in one flood before the connection is closed.
+    #[arg(long, env = "INAROW_RATE_STRIKES", default_value_t = 40)]
+    rate_strikes: u32,
+    /// Time allowed for the hello after connecting, in ms.
+    #[arg(long, env = "INAROW_HANDSHAKE_TIMEOUT_MS", default_value_t = 10_000)]
+    handshake_timeout_ms: u64,
+    /// Interval between pings, in ms.
+    #[arg(long, env = "INAROW_PING_INTERVAL_MS", default_value_t = 15_000)]
+    ping_interval_ms: u64,
+    /// Silence after which a connection is closed, in ms.
+    #[arg(long, env = "INAROW_IDLE_TIMEOUT_MS", default_value_t = 45_000)]
+    idle_timeout_ms: u64,
+    /// Longest display name, in characters.
+    #[arg(long, env = "INAROW_MAX_NAME_CHARS", default_value_t = 24)]
+    max_name_chars: usize,
+    /// Longest chat line, in characters.
+    #[arg(long, env = "INAROW_MAX_CHAT_CHARS", default_value_t = 500)]
+    max_chat_chars: usize,
+    /// Time budget of one AI move, in ms.
+    #[arg(long, env = "INAROW_AI_MOVE_MS", default_value_t = 1_000)]
+    ai_move_ms: u64,
+    /// Minimum time before each move when both seats are AI, in ms.
+    #[arg(long, env = "INAROW_AI_PACE_MS", default_value_t = 700)]
+    ai_pace_ms: u64,
+    /// AI searches run at once [default: the number of cores].
+    #[arg(long, env = "INAROW_AI_THREADS")]
+    ai_threads: Option<usize>,
+    /// How long a dropped player's seats are held, in ms.
+    #[arg(long, env = "INAROW_RECONNECT_GRACE_MS", default_value_t = 60_000)]
+    reconnect_grace_ms: u64,
+    /// A room with nobody connected closes after this long, in ms.
+    #[arg(long, env = "INAROW_ROOM_IDLE_TIMEOUT_MS", default_value_t = 120_000)]
+    room_idle_timeout_ms: u64,
+    /// Frames queued per connection before it is dropped as too slow.
+    #[arg(long, env = "INAROW_OUTBOUND_QUEUE", default_value_t = 256)]
+    outbound_queue: usize,
+}
+
+impl Args {
+    fn config(&self) -> Config {
+        let ms = Duration::from_millis;
+        Config {
+            max_connections: self.max_connections,
+            max_rooms: self.max_rooms,
+            max_message_size: self.max_message_size,
+            rate_per_second: self.rate_per_second,
+            rate_burst: self.rate_burst,
+            rate_strikes: self.rate_strikes,
+            handshake_timeout: ms(self.handshake_timeout_ms),
+            ping_interval: ms(self.ping_interval_ms),
+            idle_timeout: ms(self.idle_timeout_ms),
+            max_name_chars: self.max_name_chars,
+            max_chat_chars: self.max_chat_chars,
+            ai_move_time: ms(self.ai_move_ms),
+            ai_pace: ms(self.ai_pace_ms),
+            ai_threads: self
+                .ai_threads
+                .unwrap_or_else(|| Config::default().ai_threads),
+            reconnect_grace: ms(self.reconnect_grace_ms),
+            room_idle_timeout: ms(self.room_idle_timeout_ms),
+            outbound_queue: self.outbound_queue,
+        }
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(&args.log))
+        .with_context(|| format!("bad log filter {:?}", args.log))?;
+    tracing_subscriber::fmt().with_env_filter(filter).init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let result = runtime.block_on(serve(args));
+    // An AI search that ignores its cancel flag must not hold the process open.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    result
+}
+
+async fn serve(args: Args) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(&args.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.bind))?;
+    let addr = listener.local_addr()?;
+    println!("inarow-server listening on ws://{addr}");
+    let shutdown = CancellationToken::new();
+    tokio::spawn(cancel_on_signal(shutdown.clone()));
+    inarow_server::run(listener, args.config(), shutdown).await?;
+    Ok(())
+}
+
+/// Cancels `shutdown` on Ctrl-C or SIGTERM.
+async fn cancel_on_signal(shutdown: CancellationToken) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot watch SIGTERM; Ctrl-C still works");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("signal received: shutting down");
+    shutdown.cancel();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_defaults_are_the_config_defaults() {
+        let args = Args::try_parse_from(["inarow-server"]).expect("no flags parse");
+        let (got, want) = (args.config(), Config::default());
+        assert_eq!(format!("{got:?}"), format!("{want:?}"));
+    }
+
+    #[test]
+    fn durations_are_milliseconds() {
+        let args = Args::try_parse_from([
+            "inarow-server",
+            "--ai-move-ms",
+            "250",
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .expect("flags parse");
+        assert_eq!(args.config().ai_move_time, Duration::from_millis(250));
+        assert_eq!(args.bind, "127.0.0.1:0");
+    }
+}

@@ -1,0 +1,99 @@
+//! What a room holds of a connection: its bounded outbound queue and a way to close it.
+
+use std::sync::{Arc, OnceLock};
+
+use inarow_protocol::{ByeReason, ServerFrame, ServerMessage, encode};
+use tokio::sync::mpsc::{self, error::TrySendError};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+/// Asks a connection to close with a reason; the first reason given wins.
+#[derive(Debug, Default)]
+pub(crate) struct Kick {
+    reason: OnceLock<ByeReason>,
+    token: CancellationToken,
+}
+
+impl Kick {
+    /// Asks the connection to say `bye` with `reason` and close.
+    pub(crate) fn kick(&self, reason: ByeReason) {
+        let _ = self.reason.set(reason);
+        self.token.cancel();
+    }
+
+    /// The reason given, once kicked.
+    pub(crate) fn reason(&self) -> Option<ByeReason> {
+        self.reason.get().copied()
+    }
+
+    /// Completes when the connection has been kicked.
+    pub(crate) async fn kicked(&self) {
+        self.token.cancelled().await;
+    }
+}
+
+/// Why a frame was not queued.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Undelivered {
+    /// The queue was full: the connection has been told to close as too slow.
+    TooSlow,
+    /// The connection has ended.
+    Gone,
+}
+
+/// A cloneable handle on one connection's outbound queue.
+#[derive(Debug, Clone)]
+pub(crate) struct Peer {
+    /// Which attachment of its session this connection is: each `hello` gets a larger
+    /// number than the one before, so a room can tell the newest connection of a session
+    /// from a stale one (0 before `hello`).
+    pub(crate) conn_id: u64,
+    outbound: mpsc::Sender<Message>,
+    kick: Arc<Kick>,
+}
+
+impl Peer {
+    /// A handle on a connection's queue and kick switch.
+    pub(crate) fn new(conn_id: u64, outbound: mpsc::Sender<Message>, kick: Arc<Kick>) -> Peer {
+        Peer {
+            conn_id,
+            outbound,
+            kick,
+        }
+    }
+
+    /// The same connection under another attachment number.
+    pub(crate) fn reissued(&self, conn_id: u64) -> Peer {
+        Peer {
+            conn_id,
+            ..self.clone()
+        }
+    }
+
+    /// Queues an already encoded text frame without waiting. A full queue means the
+    /// peer reads too slowly: it is kicked (`bye too_slow`) rather than slowing the sender.
+    pub(crate) fn send_text(&self, text: impl Into<String>) -> Result<(), Undelivered> {
+        self.send_raw(Message::text(text.into()))
+    }
+
+    /// Queues a server frame (see [`Peer::send_text`]).
+    pub(crate) fn send(
+        &self,
+        message: ServerMessage,
+        id: Option<inarow_protocol::RequestId>,
+    ) -> Result<(), Undelivered> {
+        self.send_text(encode(&ServerFrame { message, id }))
+    }
+
+    /// Queues any WebSocket message (see [`Peer::send_text`]).
+    pub(crate) fn send_raw(&self, message: Message) -> Result<(), Undelivered> {
+        match self.outbound.try_send(message) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => {
+                self.kick.kick(ByeReason::TooSlow);
+                Err(Undelivered::TooSlow)
+            }
+            Err(TrySendError::Closed(_)) => Err(Undelivered::Gone),
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! The one place where engine types become wire types: marks, levels, rules, statuses and
+//! whole room snapshots.
+
+use inarow_engine::{self as engine, Cell, Position};
+use inarow_protocol::{
+    self as wire, GameStatus, Mark, RoomId, RoomSnapshot, RoomSummary, SeatInfo,
+};
+
+/// The wire mark of an engine player.
+pub(crate) fn mark(player: engine::Player) -> Mark {
+    match player {
+        engine::Player::X => Mark::X,
+        engine::Player::O => Mark::O,
+    }
+}
+
+/// The engine level of a wire level.
+pub(crate) fn engine_level(level: wire::Level) -> engine::Level {
+    match level {
+        wire::Level::Easy => engine::Level::Easy,
+        wire::Level::Medium => engine::Level::Medium,
+        wire::Level::Perfect => engine::Level::Perfect,
+    }
+}
+
+/// The wire form of validated engine rules.
+pub(crate) fn rules(rules: engine::Rules) -> wire::Rules {
+    wire::Rules {
+        width: rules.width(),
+        height: rules.height(),
+        k: rules.k(),
+        gravity: rules.gravity(),
+    }
+}
+
+/// The board as rows of `.`, `X` and `O`, top row first (row 1 of the notation is last).
+pub(crate) fn board(position: &Position) -> Vec<String> {
+    let r = position.rules();
+    // Sides are at most `Rules::MAX_SIDE`, so every index fits a u8.
+    let (width, height) = (side(r.width()), side(r.height()));
+    (0..height)
+        .rev()
+        .map(|row| {
+            (0..width)
+                .map(|col| match position.get(Cell { col, row }) {
+                    None => '.',
+                    Some(engine::Player::X) => 'X',
+                    Some(engine::Player::O) => 'O',
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn side(n: u32) -> u8 {
+    u8::try_from(n).unwrap_or(u8::MAX)
+}
+
+/// The room's game status: the engine's, unless a player resigned, or a seat is empty
+/// while the game is not over (then it waits for someone to take the seat).
+pub(crate) fn status(
+    position: &Position,
+    resigned: Option<Mark>,
+    seats_filled: bool,
+) -> GameStatus {
+    if let Some(winner) = resigned {
+        return GameStatus::Resigned { winner };
+    }
+    match position.status() {
+        engine::GameStatus::Won { winner, line } => GameStatus::Won {
+            winner: mark(winner),
+            line: line.iter().map(Cell::to_string).collect(),
+        },
+        engine::GameStatus::Drawn => GameStatus::Drawn,
+        engine::GameStatus::InProgress { to_move } if seats_filled => GameStatus::Playing {
+            turn: mark(to_move),
+        },
+        engine::GameStatus::InProgress { .. } => GameStatus::Waiting,
+    }
+}
+
+/// Everything a room knows that goes into its snapshot.
+pub(crate) struct RoomFacts<'a> {
+    /// The room id.
+    pub(crate) id: &'a RoomId,
+    /// Display name.
+    pub(crate) name: &'a str,
+    /// Hidden from the lobby.
+    pub(crate) private: bool,
+    /// The sequence number of this event.
+    pub(crate) seq: u64,
+    /// Game number, from 1.
+    pub(crate) game: u32,
+    /// X then O.
+    pub(crate) seats: Vec<SeatInfo>,
+    /// The game.
+    pub(crate) position: &'a Position,
+    /// The winner by resignation, if someone resigned.
+    pub(crate) resigned: Option<Mark>,
+    /// Spectators' names.
+    pub(crate) spectators: Vec<String>,
+}
+
+/// Builds a room snapshot.
+pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
+    let seats_filled = facts
+        .seats
+        .iter()
+        .all(|s| !matches!(s.occupant, wire::Occupant::Empty));
+    let status = status(facts.position, facts.resigned, seats_filled);
+    let legal_moves = if matches!(status, GameStatus::Playing { .. }) {
+        facts
+            .position
+            .legal_moves()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    RoomSnapshot {
+        id: facts.id.clone(),
+        name: facts.name.to_owned(),
+        rules: rules(facts.position.rules()),
+        private: facts.private,
+        seq: facts.seq,
+        game: facts.game,
+        seats: facts.seats,
+        board: board(facts.position),
+        moves: facts
+            .position
+            .history()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        ply: u32::try_from(facts.position.ply()).unwrap_or(u32::MAX),
+        legal_moves,
+        status,
+        last_move: facts.position.last_cell().map(|c| c.to_string()),
+        spectators: facts.spectators,
+    }
+}
+
+/// The lobby's view of a room.
+pub(crate) fn summary(snapshot: &RoomSnapshot) -> RoomSummary {
+    RoomSummary {
+        id: snapshot.id.clone(),
+        name: snapshot.name.clone(),
+        rules: snapshot.rules,
+        seats: snapshot.seats.clone(),
+        status: snapshot.status.clone(),
+        spectators: u32::try_from(snapshot.spectators.len()).unwrap_or(u32::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use inarow_engine::{Move, Rules};
+    use inarow_protocol::{Occupant, SessionId};
+
+    use super::*;
+
+    fn seats(filled: bool) -> Vec<SeatInfo> {
+        let human = |mark| SeatInfo {
+            mark,
+            occupant: Occupant::Human {
+                name: "ann".into(),
+                session: SessionId(uuid::Uuid::nil()),
+                connected: true,
+            },
+            rematch: false,
+        };
+        let o = if filled {
+            human(Mark::O)
+        } else {
+            SeatInfo {
+                mark: Mark::O,
+                occupant: Occupant::Empty,
+                rematch: false,
+            }
+        };
+        vec![human(Mark::X), o]
+    }
+
+    fn play(position: &mut Position, moves: &[&str]) {
+        for m in moves {
+            let mv: Move = position.rules().parse_move(m).expect("test moves parse");
+            position.try_play(mv).expect("test moves are legal");
+        }
+    }
+
+    fn facts<'a>(id: &'a RoomId, position: &'a Position, filled: bool) -> RoomFacts<'a> {
+        RoomFacts {
+            id,
+            name: "room",
+            private: false,
+            seq: 7,
+            game: 1,
+            seats: seats(filled),
+            position,
+            resigned: None,
+            spectators: vec!["bob".into()],
+        }
+    }
+
+    #[test]
+    fn tictactoe_board_rows_run_top_down() {
+        let mut p = Position::new(Rules::tictactoe());
+        play(&mut p, &["a1", "b2", "c3"]);
+        let id = RoomId::from("abc");
+        let s = snapshot(facts(&id, &p, true));
+        assert_eq!(s.board, vec!["..X", ".O.", "X.."]);
+        assert_eq!(s.moves, vec!["a1", "b2", "c3"]);
+        assert_eq!(s.ply, 3);
+        assert_eq!(s.last_move.as_deref(), Some("c3"));
+        assert_eq!(s.status, GameStatus::Playing { turn: Mark::O });
+        assert_eq!(s.legal_moves.len(), 6);
+        assert!(s.legal_moves.contains(&"a2".to_owned()));
+        assert_eq!(s.seq, 7);
+        assert_eq!(s.spectators, vec!["bob"]);
+        assert_eq!(
+            s.rules,
+            wire::Rules {
+                width: 3,
+                height: 3,
+                k: 3,
+                gravity: false
+            }
+        );
+        let sum = summary(&s);
+        assert_eq!(sum.spectators, 1);
+        assert_eq!(sum.status, s.status);
+    }
+
+    #[test]
+    fn an_empty_seat_makes_an_unfinished_game_wait_with_no_legal_moves() {
+        let mut p = Position::new(Rules::tictactoe());
+        play(&mut p, &["a1"]);
+        let id = RoomId::from("abc");
+        let s = snapshot(facts(&id, &p, false));
+        assert_eq!(s.status, GameStatus::Waiting);
+        assert!(s.legal_moves.is_empty());
+    }
+
+    #[test]
+    fn a_won_game_names_the_line_and_a_resignation_overrides() {
+        let mut p = Position::new(Rules::tictactoe());
+        play(&mut p, &["a1", "a2", "b1", "b2", "c1"]);
+        let id = RoomId::from("abc");
+        let s = snapshot(facts(&id, &p, true));
+        match &s.status {
+            GameStatus::Won { winner, line } => {
+                assert_eq!(*winner, Mark::X);
+                let mut line = line.clone();
+                line.sort();
+                assert_eq!(line, vec!["a1", "b1", "c1"]);
+            }
+            other => panic!("expected a win, got {other:?}"),
+        }
+        assert!(s.legal_moves.is_empty());
+        let mut f = facts(&id, &p, true);
+        f.resigned = Some(Mark::O);
+        assert_eq!(snapshot(f).status, GameStatus::Resigned { winner: Mark::O });
+    }
+
+    #[test]
+    fn connect_four_stones_fall_and_moves_are_columns() {
+        let mut p = Position::new(Rules::connect4());
+        play(&mut p, &["d", "d", "e"]);
+        let id = RoomId::from("abc");
+        let s = snapshot(facts(&id, &p, true));
+        assert_eq!(s.board.len(), 6);
+        assert_eq!(s.board[5], "...XX..");
+        assert_eq!(s.board[4], "...O...");
+        assert_eq!(s.last_move.as_deref(), Some("e1"));
+        assert_eq!(s.moves, vec!["d", "d", "e"]);
+        assert_eq!(s.legal_moves.len(), 7);
+    }
+}
