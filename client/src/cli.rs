@@ -1,0 +1,163 @@
+//! The command line: flags, subcommands, and what the client should do once connected.
+
+use clap::{Parser, Subcommand};
+use inarow_protocol::{Level, Mark, RoomId, RulesSpec};
+
+use crate::board::{parse_level, parse_mark, parse_rules};
+
+/// Play k-in-a-row games (tic-tac-toe, Connect Four, gomoku, m×n×k) on an inarow server.
+///
+/// Without a subcommand the lobby screen opens. With --plain, or when stdin or stdout is
+/// not a terminal, the client reads one command per line and prints events as text (type
+/// `help` for the commands).
+#[derive(Debug, Parser)]
+#[command(name = "inarow", version)]
+pub struct Cli {
+    /// The server's WebSocket address.
+    #[arg(long, env = "INAROW_SERVER", default_value = "ws://127.0.0.1:7878")]
+    pub server: String,
+    /// Your display name (1 to 24 characters); defaults to your login name.
+    #[arg(long, env = "INAROW_NAME")]
+    pub name: Option<String>,
+    /// Line mode for scripts: one command per line on stdin, events as text on stdout.
+    #[arg(long)]
+    pub plain: bool,
+    /// What to do once connected.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a room against the server's AI and start playing at once.
+    Play {
+        /// A preset (tictactoe, connect4, gomoku) or WxHkK with an optional g for gravity,
+        /// e.g. 5x5k4 or 8x7k4g.
+        #[arg(long, default_value = "tictactoe", value_parser = parse_rules)]
+        rules: RulesSpec,
+        /// The seat you play: X moves first.
+        #[arg(long = "as", default_value = "X", value_parser = parse_mark)]
+        seat: Mark,
+        /// The AI's strength: easy, medium or perfect.
+        #[arg(long, default_value = "perfect", value_parser = parse_level)]
+        level: Level,
+    },
+    /// Join a room by its id or invite code: take a free seat, or watch if both are taken.
+    Join {
+        /// The room id / invite code.
+        code: String,
+    },
+    /// Watch a room without playing.
+    Watch {
+        /// The room id / invite code.
+        room: String,
+    },
+    /// Print the public rooms and exit.
+    Rooms,
+}
+
+/// What the client does after its first `welcome`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Startup {
+    /// Stay in the lobby.
+    Lobby,
+    /// Create a room: you in `seat`, an AI of `level` in the other.
+    Play {
+        /// The rules.
+        rules: RulesSpec,
+        /// Your seat.
+        seat: Mark,
+        /// The AI's level.
+        level: Level,
+    },
+    /// Join a room, any free seat, watching if it is full.
+    Join(RoomId),
+    /// Watch a room.
+    Watch(RoomId),
+    /// List the public rooms, print them and exit.
+    Rooms,
+}
+
+impl Cli {
+    /// The startup action the subcommand asks for.
+    pub fn startup(&self) -> Startup {
+        match &self.command {
+            None => Startup::Lobby,
+            Some(Command::Play { rules, seat, level }) => Startup::Play {
+                rules: rules.clone(),
+                seat: *seat,
+                level: *level,
+            },
+            Some(Command::Join { code }) => Startup::Join(RoomId(code.trim().to_owned())),
+            Some(Command::Watch { room }) => Startup::Watch(RoomId(room.trim().to_owned())),
+            Some(Command::Rooms) => Startup::Rooms,
+        }
+    }
+
+    /// The display name: `--name`, else the login name from `$USER` / `$USERNAME`, else
+    /// `player`.
+    pub fn display_name(&self) -> String {
+        self.name
+            .clone()
+            .or_else(|| std::env::var("USER").ok())
+            .or_else(|| std::env::var("USERNAME").ok())
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "player".to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_parser_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn play_parses_rules_seat_and_level() {
+        let cli = Cli::try_parse_from([
+            "inarow", "play", "--rules", "connect4", "--as", "O", "--level", "easy",
+        ])
+        .expect("valid command line");
+        assert_eq!(
+            cli.startup(),
+            Startup::Play {
+                rules: RulesSpec::Preset("connect4".into()),
+                seat: Mark::O,
+                level: Level::Easy
+            }
+        );
+        let cli = Cli::try_parse_from(["inarow", "play"]).expect("defaults");
+        assert_eq!(
+            cli.startup(),
+            Startup::Play {
+                rules: RulesSpec::Preset("tictactoe".into()),
+                seat: Mark::X,
+                level: Level::Perfect
+            }
+        );
+        assert!(Cli::try_parse_from(["inarow", "play", "--rules", "chess"]).is_err());
+        assert!(Cli::try_parse_from(["inarow", "play", "--as", "Z"]).is_err());
+    }
+
+    #[test]
+    fn other_subcommands() {
+        let cli = Cli::try_parse_from([
+            "inarow", "--server", "ws://h:1", "--name", "bob", "--plain", "join", "abc",
+        ])
+        .expect("valid");
+        assert_eq!(cli.server, "ws://h:1");
+        assert_eq!(cli.display_name(), "bob");
+        assert!(cli.plain);
+        assert_eq!(cli.startup(), Startup::Join(RoomId::from("abc")));
+        let cli = Cli::try_parse_from(["inarow", "watch", "xyz"]).expect("valid");
+        assert_eq!(cli.startup(), Startup::Watch(RoomId::from("xyz")));
+        let cli = Cli::try_parse_from(["inarow", "rooms"]).expect("valid");
+        assert_eq!(cli.startup(), Startup::Rooms);
+    }
+}

@@ -1,0 +1,562 @@
+//! Drawing the lobby and the game screen from the app's state. Only draws: no I/O, no state
+//! changes; the board geometry is a pure function so mouse clicks can be mapped back.
+
+use inarow_protocol::{GameStatus, Mark, Occupant, RoomSnapshot, RoomSummary, Rules};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
+
+use crate::app::{App, CreateForm, Input, Link, Screen};
+use crate::board::{self, column_letter};
+
+/// Width of the row-number gutter left of the board.
+const GUTTER: u16 = 3;
+/// Columns per board cell: the stone and a space.
+const CELL_W: u16 = 2;
+
+/// The colour of a mark's stones.
+pub fn mark_style(mark: Mark) -> Style {
+    match mark {
+        Mark::X => Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+        Mark::O => Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+    }
+}
+
+/// The style of the winning line's cells.
+pub fn winning_style() -> Style {
+    Style::new()
+        .bg(Color::Green)
+        .fg(Color::Black)
+        .add_modifier(Modifier::BOLD)
+}
+
+/// The background that marks the last stone placed.
+pub const LAST_MOVE_BG: Color = Color::DarkGray;
+
+/// Where the parts of the game screen go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameLayout {
+    /// The title bar.
+    pub title: Rect,
+    /// The board with its coordinates.
+    pub board: Rect,
+    /// Seats, moves and chat.
+    pub side: Rect,
+    /// Whose turn it is.
+    pub status: Rect,
+    /// Messages and the typed-move prompt.
+    pub message: Rect,
+    /// The keys.
+    pub help: Rect,
+}
+
+/// Lays out the game screen for a terminal of `area` and a board of `rules`.
+pub fn game_layout(area: Rect, rules: &Rules) -> GameLayout {
+    let [title, middle, status, message, help] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let board_w = GUTTER + CELL_W * rules.width.min(u32::from(u16::MAX / 4)) as u16 + 1;
+    let [board, side] =
+        Layout::horizontal([Constraint::Length(board_w), Constraint::Min(0)]).areas(middle);
+    GameLayout {
+        title,
+        board,
+        side,
+        status,
+        message,
+        help,
+    }
+}
+
+/// The screen position of the cell at column `col` and top row `top`.
+pub fn cell_origin(layout: &GameLayout, rules: &Rules, col: u32, top: u32) -> (u16, u16) {
+    // A blank line above the board when there is room; 19 rows at 24 lines need it all.
+    let margin = u16::from(u32::from(layout.board.height) >= rules.height + 2);
+    (
+        layout.board.x + GUTTER + CELL_W * col as u16,
+        layout.board.y + margin + top as u16,
+    )
+}
+
+/// The cell (column, top row) under the screen position (x, y), if any.
+pub fn cell_at(layout: &GameLayout, rules: &Rules, x: u16, y: u16) -> Option<(u32, u32)> {
+    let (x0, y0) = cell_origin(layout, rules, 0, 0);
+    if x < x0 || y < y0 {
+        return None;
+    }
+    let col = u32::from((x - x0) / CELL_W);
+    let top = u32::from(y - y0);
+    (col < rules.width && top < rules.height).then_some((col, top))
+}
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    match (&app.screen, &app.room) {
+        (Screen::Game, Some(room)) => draw_game(frame.buffer_mut(), area, app, room),
+        _ => draw_lobby(frame.buffer_mut(), area, app),
+    }
+}
+
+fn link_span(app: &App) -> Span<'static> {
+    match &app.link {
+        Link::Connecting => Span::styled("connecting…", Style::new().fg(Color::Yellow)),
+        Link::Online => Span::styled("online", Style::new().fg(Color::Green)),
+        Link::Reconnecting { .. } => Span::styled(
+            "reconnecting…",
+            Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        ),
+    }
+}
+
+fn title_line(left: String, app: &App, width: u16) -> Line<'static> {
+    let right = link_span(app);
+    let pad =
+        usize::from(width).saturating_sub(left.chars().count() + right.content.chars().count() + 1);
+    Line::from(vec![
+        Span::styled(left, Style::new().add_modifier(Modifier::BOLD)),
+        Span::raw(" ".repeat(pad)),
+        right,
+        Span::raw(" "),
+    ])
+}
+
+/// The message line: the typed prompt, or the latest message, or the connection trouble.
+fn message_line(app: &App) -> Line<'static> {
+    match &app.input {
+        Input::Move(text) => Line::from(vec![
+            Span::styled("move: ", Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(format!(":{text}_")),
+            Span::styled(
+                "  (Enter to play, Esc to cancel)",
+                Style::new().fg(Color::DarkGray),
+            ),
+        ]),
+        Input::Code(text) => Line::from(vec![
+            Span::styled("invite code: ", Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(format!("{text}_")),
+            Span::styled(
+                "  (Enter to join, Esc to cancel)",
+                Style::new().fg(Color::DarkGray),
+            ),
+        ]),
+        _ => match (&app.message, &app.link) {
+            (Some(m), _) => Line::styled(m.clone(), Style::new().fg(Color::LightRed)),
+            (None, Link::Reconnecting { reason }) => Line::styled(
+                format!("reconnecting… ({reason})"),
+                Style::new().fg(Color::Red),
+            ),
+            _ => Line::default(),
+        },
+    }
+}
+
+fn help_line(text: &str) -> Line<'static> {
+    Line::styled(
+        text.to_owned(),
+        Style::new().fg(Color::Black).bg(Color::Gray),
+    )
+}
+
+fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
+    let layout = game_layout(area, &room.rules);
+    let title = format!(
+        " inarow · {} · {} · game {}{}",
+        room.id,
+        board::rules_label(&room.rules),
+        room.game,
+        if room.private { " · private" } else { "" }
+    );
+    Paragraph::new(title_line(title, app, area.width)).render(layout.title, buf);
+    draw_board(buf, &layout, app, room);
+    draw_side(buf, layout.side, app, room);
+    Paragraph::new(Line::styled(
+        app.status_line(),
+        Style::new().add_modifier(Modifier::BOLD),
+    ))
+    .render(layout.status, buf);
+    Paragraph::new(message_line(app)).render(layout.message, buf);
+    let help = match app.input {
+        Input::Chat(_) => "type a message · Enter send · Esc cancel",
+        _ => "hjkl/arrows · Enter/click play · :b2 · c chat · r rematch · f resign · q leave",
+    };
+    Paragraph::new(help_line(help)).render(layout.help, buf);
+}
+
+fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnapshot) {
+    let rules = &room.rules;
+    let area = layout.board;
+    let winning = board::winning_cells(room);
+    let last = board::last_cell(room);
+    let playing = matches!(room.status, GameStatus::Playing { .. });
+    let show_cursor = app.input == Input::Keys && app.my_seat().is_some() && playing;
+    let cursor_cell = if rules.gravity {
+        board::landing_row(room, app.cursor.0).map(|row| (app.cursor.0, row))
+    } else {
+        Some(app.cursor)
+    };
+    let bottom = area.bottom();
+    for top in 0..rules.height {
+        let (_, y) = cell_origin(layout, rules, 0, top);
+        if y >= bottom {
+            break;
+        }
+        let label = format!("{:>2} ", rules.height - top);
+        buf.set_stringn(
+            area.x,
+            y,
+            label,
+            usize::from(GUTTER),
+            Style::new().fg(Color::DarkGray),
+        );
+        for col in 0..rules.width {
+            let (x, y) = cell_origin(layout, rules, col, top);
+            if x >= area.right() {
+                break;
+            }
+            let mut stone = board::stone_at(room, col, top);
+            if let Some(drop) = app.drop {
+                if drop.col == col && top == drop.target && drop.row < drop.target {
+                    stone = None;
+                } else if drop.col == col && top == drop.row && drop.row < drop.target {
+                    stone = Some(drop.mark);
+                }
+            }
+            let (symbol, mut style) = match stone {
+                Some(m) => (m.to_string(), mark_style(m)),
+                None => ("·".to_owned(), Style::new().fg(Color::DarkGray)),
+            };
+            let settled = app.drop.is_none_or(|d| d.row >= d.target);
+            if last == Some((col, top)) && settled {
+                style = style.bg(LAST_MOVE_BG).add_modifier(Modifier::UNDERLINED);
+            }
+            if winning.contains(&(col, top)) {
+                style = winning_style();
+            }
+            if show_cursor && cursor_cell == Some((col, top)) {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            buf.set_string(x, y, symbol, style);
+        }
+    }
+    let (_, y) = cell_origin(layout, rules, 0, rules.height);
+    if y < bottom {
+        for col in 0..rules.width {
+            let (x, _) = cell_origin(layout, rules, col, 0);
+            if x >= area.right() {
+                break;
+            }
+            let mut style = Style::new().fg(Color::DarkGray);
+            if rules.gravity && show_cursor && app.cursor.0 == col {
+                style = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
+            }
+            buf.set_string(x, y, column_letter(col).to_string(), style);
+        }
+    }
+}
+
+/// One seat's line: mark, who, and their state.
+fn seat_line(room: &RoomSnapshot, mark: Mark, mine: Option<Mark>) -> Line<'static> {
+    let seat = room.seats.iter().find(|s| s.mark == mark);
+    let mut spans = vec![Span::styled(format!("{mark} "), mark_style(mark))];
+    match seat.map(|s| &s.occupant) {
+        None | Some(Occupant::Empty) => {
+            spans.push(Span::styled("(empty)", Style::new().fg(Color::DarkGray)));
+        }
+        Some(Occupant::Human {
+            name, connected, ..
+        }) => {
+            spans.push(Span::raw(name.clone()));
+            if mine == Some(mark) {
+                spans.push(Span::raw(" (you)"));
+            }
+            if !connected {
+                spans.push(Span::styled(" offline", Style::new().fg(Color::Red)));
+            }
+        }
+        Some(Occupant::Ai { level, thinking }) => {
+            spans.push(Span::raw(format!("AI {level}")));
+            if *thinking {
+                spans.push(Span::styled(" thinking…", Style::new().fg(Color::Magenta)));
+            }
+        }
+    }
+    if seat.is_some_and(|s| s.rematch) && room.status.is_over() {
+        spans.push(Span::styled(" rematch✓", Style::new().fg(Color::Green)));
+    }
+    Line::from(spans)
+}
+
+fn draw_side(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
+    if area.width < 8 {
+        return;
+    }
+    let [seats, moves, chat] = Layout::vertical([
+        Constraint::Length(5),
+        Constraint::Length(4),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    let mine = app.my_seat();
+    let watching = if room.spectators.is_empty() {
+        "watching: nobody".to_owned()
+    } else {
+        format!(
+            "watching: {} ({})",
+            room.spectators.len(),
+            room.spectators.join(", ")
+        )
+    };
+    Paragraph::new(vec![
+        seat_line(room, Mark::X, mine),
+        seat_line(room, Mark::O, mine),
+        Line::styled(watching, Style::new().fg(Color::DarkGray)),
+    ])
+    .block(Block::bordered().title(" Seats "))
+    .render(seats, buf);
+
+    let inner_w = usize::from(moves.width.saturating_sub(2)).max(1);
+    let text = numbered_moves(&room.moves);
+    let lines = wrap_words(&text, inner_w);
+    let shown = lines
+        .len()
+        .saturating_sub(usize::from(moves.height.saturating_sub(2)));
+    let move_lines: Vec<Line> = lines[shown..]
+        .iter()
+        .map(|l| Line::raw(l.clone()))
+        .collect();
+    Paragraph::new(move_lines)
+        .block(Block::bordered().title(format!(" Moves ({}) ", room.ply)))
+        .render(moves, buf);
+
+    let inner_h = usize::from(chat.height.saturating_sub(2));
+    let mut lines: Vec<Line> = Vec::new();
+    for c in &app.chat {
+        let who = match c.seat {
+            Some(m) => Span::styled(format!("{}: ", c.from), mark_style(m)),
+            None => Span::styled(format!("{}: ", c.from), Style::new().fg(Color::Gray)),
+        };
+        lines.push(Line::from(vec![who, Span::raw(c.text.clone())]));
+    }
+    let input_line = match &app.input {
+        Input::Chat(text) => Some(Line::from(vec![
+            Span::styled("> ", Style::new().add_modifier(Modifier::BOLD)),
+            Span::raw(format!("{text}_")),
+        ])),
+        _ => None,
+    };
+    let room_for = inner_h.saturating_sub(usize::from(input_line.is_some()));
+    let skip = lines.len().saturating_sub(room_for);
+    let mut lines: Vec<Line> = lines.split_off(skip);
+    lines.extend(input_line);
+    Paragraph::new(lines)
+        .block(Block::bordered().title(" Chat (c to talk) "))
+        .render(chat, buf);
+}
+
+/// Moves as `1. b2 a1 2. c3 …`.
+fn numbered_moves(moves: &[String]) -> String {
+    let mut out = String::new();
+    for (i, pair) in moves.chunks(2).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(&format!("{}.{}", i + 1, pair.join(" ")));
+    }
+    out
+}
+
+/// Greedy word wrap (the moves pane scrolls to its last lines, which Paragraph cannot do
+/// with wrapping on).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+fn seat_summary(room: &RoomSummary, mark: Mark) -> String {
+    match room
+        .seats
+        .iter()
+        .find(|s| s.mark == mark)
+        .map(|s| &s.occupant)
+    {
+        None | Some(Occupant::Empty) => "-".to_owned(),
+        Some(Occupant::Human { name, .. }) => name.clone(),
+        Some(Occupant::Ai { level, .. }) => format!("AI {level}"),
+    }
+}
+
+/// A game status in a few words.
+pub fn status_word(status: &GameStatus) -> String {
+    match status {
+        GameStatus::Waiting => "waiting".to_owned(),
+        GameStatus::Playing { turn } => format!("{turn} to move"),
+        GameStatus::Won { winner, .. } => format!("{winner} won"),
+        GameStatus::Drawn => "drawn".to_owned(),
+        GameStatus::Resigned { winner } => format!("{winner} won"),
+    }
+}
+
+fn clip(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        format!("{text:<width$}")
+    } else {
+        let mut s: String = text.chars().take(width.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+fn draw_lobby(buf: &mut Buffer, area: Rect, app: &App) {
+    let [title, list, message, help] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let left = if app.server.is_empty() {
+        format!(" inarow lobby · {}", app.name)
+    } else {
+        format!(" inarow lobby · {} on {}", app.name, app.server)
+    };
+    Paragraph::new(title_line(left, app, area.width)).render(title, buf);
+
+    let header = format!(
+        "  {} {} {} {} {} {} {}",
+        clip("room", 8),
+        clip("name", 16),
+        clip("rules", 9),
+        clip("X", 10),
+        clip("O", 10),
+        clip("status", 10),
+        "watch"
+    );
+    let mut lines = vec![Line::styled(
+        header,
+        Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED),
+    )];
+    if app.rooms.is_empty() {
+        lines.push(Line::styled(
+            "  No public rooms yet: press n to create one, or i to join with an invite code.",
+            Style::new().fg(Color::DarkGray),
+        ));
+    }
+    for (i, room) in app.rooms.iter().enumerate() {
+        let text = format!(
+            "{} {} {} {} {} {} {} {}",
+            if i == app.selected { "▸" } else { " " },
+            clip(&room.id.0, 8),
+            clip(&room.name, 16),
+            clip(&board::rules_label(&room.rules), 9),
+            clip(&seat_summary(room, Mark::X), 10),
+            clip(&seat_summary(room, Mark::O), 10),
+            clip(&status_word(&room.status), 10),
+            room.spectators
+        );
+        let style = if i == app.selected {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(text, style));
+    }
+    Paragraph::new(lines)
+        .block(Block::bordered().title(" Public rooms (refreshed every 3 s) "))
+        .render(list, buf);
+    Paragraph::new(message_line(app)).render(message, buf);
+    let help_text = if app.room.is_some() {
+        "↑↓ select · Enter join · w watch · n new · i invite code · g game · q quit"
+    } else {
+        "↑↓ select · Enter join · w watch · n new · i invite code · r reload · q quit"
+    };
+    Paragraph::new(help_line(help_text)).render(help, buf);
+
+    if let Input::Create(form) = &app.input {
+        draw_form(buf, list, form);
+    }
+}
+
+fn draw_form(buf: &mut Buffer, area: Rect, form: &CreateForm) {
+    let height = CreateForm::FIELDS.len() as u16 + 4;
+    let popup = area.centered(Constraint::Length(52), Constraint::Length(height));
+    Clear.render(popup, buf);
+    let mut lines = Vec::new();
+    for (i, name) in CreateForm::FIELDS.iter().enumerate() {
+        let focused = i == form.field;
+        let text = format!(
+            "{} {:<8} ‹ {} ›",
+            if focused { "▸" } else { " " },
+            name,
+            form.value(i)
+        );
+        let style = if focused {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        lines.push(Line::styled(text, style));
+    }
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        "↑↓ field · ←→ change · Enter create · Esc cancel",
+        Style::new().fg(Color::DarkGray),
+    ));
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(Block::bordered().title(" New room "))
+        .render(popup, buf);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_wrap_and_moves_number() {
+        let moves: Vec<String> = ["b2", "a1", "c3"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(numbered_moves(&moves), "1.b2 a1 2.c3");
+        assert_eq!(wrap_words("1.b2 a1 2.c3", 7), vec!["1.b2 a1", "2.c3"]);
+    }
+
+    #[test]
+    fn cells_and_screen_positions_round_trip() {
+        let rules = Rules {
+            width: 15,
+            height: 15,
+            k: 5,
+            gravity: false,
+        };
+        let layout = game_layout(Rect::new(0, 0, 80, 24), &rules);
+        for (col, top) in [(0, 0), (14, 14), (7, 3)] {
+            let (x, y) = cell_origin(&layout, &rules, col, top);
+            assert_eq!(cell_at(&layout, &rules, x, y), Some((col, top)));
+            assert_eq!(cell_at(&layout, &rules, x + 1, y), Some((col, top)));
+        }
+        assert_eq!(cell_at(&layout, &rules, 0, 1), None);
+        let (x, y) = cell_origin(&layout, &rules, 14, 14);
+        assert_eq!(cell_at(&layout, &rules, x + 2, y), None);
+        assert_eq!(cell_at(&layout, &rules, x, y + 1), None);
+    }
+}

@@ -1,0 +1,503 @@
+//! End to end in plain mode: a real server on 127.0.0.1:0 (in-process), the real `inarow`
+//! binary with piped stdin/stdout, and for reconnection a loopback TCP proxy the test can
+//! sever. Every read waits under a timeout.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::runtime::Runtime;
+use tokio_util::sync::CancellationToken;
+
+/// Upper bound for any single expected line; generous because CI machines are slow.
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A server running on its own runtime for the length of a test.
+struct Server {
+    addr: SocketAddr,
+    runtime: Runtime,
+    shutdown: CancellationToken,
+}
+
+impl Server {
+    fn start() -> Server {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let shutdown = CancellationToken::new();
+        let listener = runtime
+            .block_on(TcpListener::bind("127.0.0.1:0"))
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let config = inarow_server::Config {
+            ai_pace: Duration::ZERO,
+            ai_move_time: Duration::from_millis(300),
+            ..inarow_server::Config::default()
+        };
+        runtime.spawn(inarow_server::run(listener, config, shutdown.clone()));
+        Server {
+            addr,
+            runtime,
+            shutdown,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+/// The `inarow` binary in plain mode, its stdout read line by line on a thread.
+struct Client {
+    name: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl Client {
+    fn spawn(url: &str, name: &str, args: &[&str]) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_inarow"))
+            .args(["--plain", "--server", url, "--name", name])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the inarow binary");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            name: name.to_owned(),
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            seen: Vec::new(),
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin still open");
+        writeln!(stdin, "{line}").expect("write to the client");
+        stdin.flush().expect("flush to the client");
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// The next line, or a panic with everything seen so far.
+    fn next_line(&mut self, deadline: Instant) -> String {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(left) {
+            Ok(line) => {
+                self.seen.push(line.clone());
+                line
+            }
+            Err(e) => panic!(
+                "{}: no line within the timeout ({e}); output so far:\n{}",
+                self.name,
+                self.seen.join("\n")
+            ),
+        }
+    }
+
+    /// Reads until a line satisfies `pred` and returns it.
+    fn wait_for(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let line = self.next_line(deadline);
+            assert!(
+                !line.starts_with("fatal:"),
+                "{}: fatal while waiting for {what}:\n{}",
+                self.name,
+                self.seen.join("\n")
+            );
+            if pred(&line) {
+                return line;
+            }
+        }
+    }
+
+    /// Reads until a complete room update (from `room …` to `status: …`).
+    fn next_update(&mut self) -> Update {
+        self.wait_for("a room update", |l| l.starts_with("room "));
+        let deadline = Instant::now() + WAIT;
+        let mut lines = Vec::new();
+        loop {
+            let line = self.next_line(deadline);
+            let done = line.starts_with("status: ");
+            lines.push(line);
+            if done {
+                return Update::parse(&lines);
+            }
+        }
+    }
+
+    /// Reads room updates until one satisfies `pred`.
+    fn update_until(&mut self, what: &str, pred: impl Fn(&Update) -> bool) -> Update {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            assert!(
+                Instant::now() < deadline,
+                "{}: no update with {what}:\n{}",
+                self.name,
+                self.seen.join("\n")
+            );
+            let update = self.next_update();
+            if pred(&update) {
+                return update;
+            }
+        }
+    }
+
+    /// Waits for the process to end.
+    fn wait_exit(&mut self) -> ExitStatus {
+        let (tx, rx) = mpsc::channel();
+        let mut child = std::mem::replace(
+            &mut self.child,
+            Command::new("true").spawn().expect("a placeholder process"),
+        );
+        std::thread::spawn(move || {
+            let _ = tx.send(child.wait());
+        });
+        rx.recv_timeout(WAIT)
+            .expect("the client exits in time")
+            .expect("wait for the client")
+    }
+
+    /// Every line still to come until the process closes stdout.
+    fn rest(&mut self) -> Vec<String> {
+        let deadline = Instant::now() + WAIT;
+        let mut out = Vec::new();
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            self.seen.push(line.clone());
+            out.push(line);
+        }
+        out
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A parsed room update.
+#[derive(Debug)]
+struct Update {
+    /// Board rows top first, cells as chars.
+    board: Vec<Vec<char>>,
+    status: String,
+    columns: String,
+}
+
+impl Update {
+    fn parse(lines: &[String]) -> Update {
+        let mut board = Vec::new();
+        let mut columns = String::new();
+        for line in lines {
+            let mut parts = line.split_whitespace();
+            let first = parts.next().unwrap_or("");
+            if first.parse::<u32>().is_ok() {
+                board.push(parts.map(|c| c.chars().next().unwrap_or('?')).collect());
+            } else if line.starts_with("   a") {
+                columns = line.trim().to_owned();
+            }
+        }
+        let status = lines
+            .last()
+            .and_then(|l| l.strip_prefix("status: "))
+            .unwrap_or("")
+            .to_owned();
+        Update {
+            board,
+            status,
+            columns,
+        }
+    }
+
+    fn my_move(&self) -> bool {
+        self.status.ends_with("(your move)")
+    }
+
+    fn over(&self) -> bool {
+        self.status.starts_with("won") || self.status == "drawn"
+    }
+
+    /// The first empty cell, in notation.
+    fn first_empty(&self) -> String {
+        let height = self.board.len();
+        for (top, row) in self.board.iter().enumerate() {
+            for (col, c) in row.iter().enumerate() {
+                if *c == '.' {
+                    let letter = char::from(b'a' + col as u8);
+                    return format!("{letter}{}", height - top);
+                }
+            }
+        }
+        panic!("no empty cell in {:?}", self.board);
+    }
+}
+
+/// Plays first-empty-cell moves whenever it is our turn until the game ends.
+fn play_out(client: &mut Client, mut update: Update) -> Update {
+    let mut moves = 0;
+    while !update.over() {
+        if update.my_move() {
+            client.send(&format!("play {}", update.first_empty()));
+            moves += 1;
+            assert!(moves <= 5, "too many moves for tic-tac-toe");
+        }
+        update = client.next_update();
+    }
+    update
+}
+
+#[test]
+fn a_game_against_the_ai_is_played_to_its_end() {
+    let server = Server::start();
+    let mut alice = Client::spawn(&server.url(), "alice", &[]);
+    alice.wait_for("welcome", |l| l.starts_with("connected session="));
+    alice.send("create tictactoe --ai O");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let update = alice.next_update();
+    assert_eq!(update.columns, "a b c");
+    assert_eq!(update.board, vec![vec!['.'; 3]; 3]);
+    assert_eq!(update.status, "turn X (your move)");
+    // Junk is refused locally.
+    alice.send("play z9");
+    alice.wait_for("a local error", |l| l.starts_with("error: input: "));
+    // Two moves piped at once: the second waits for the AI's reply instead of being
+    // sent out of turn (it may find a1 taken by then, which is refused locally).
+    alice.send("play b2\nplay a1");
+    // (Whether the hold notice shows depends on which arrives first, the AI's reply or
+    // the second line; either way nothing is sent out of turn.)
+    let reply = alice.update_until("the AI's reply", |u| u.my_move() || u.over());
+    let next = if reply.board[2][0] == '.' {
+        alice.update_until("a1 played", |u| u.board[2][0] == 'X')
+    } else {
+        alice.wait_for("a1 refused", |l| l == "error: input: a1 is already taken");
+        reply
+    };
+    assert!(
+        alice
+            .seen
+            .iter()
+            .all(|l| !l.starts_with("error: not_your_turn"))
+    );
+    let end = play_out(&mut alice, next);
+    // The perfect AI never loses tic-tac-toe.
+    assert!(
+        end.status == "drawn" || end.status.starts_with("won O line "),
+        "{}",
+        end.status
+    );
+    assert!(created.contains(" invite="));
+    alice.send("quit");
+    assert!(alice.wait_exit().success());
+}
+
+#[test]
+fn two_clients_play_each_other_and_chat() {
+    let server = Server::start();
+    let mut alice = Client::spawn(&server.url(), "alice", &[]);
+    let mut bob = Client::spawn(&server.url(), "bob", &[]);
+    alice.wait_for("welcome", |l| l.starts_with("connected "));
+    bob.wait_for("welcome", |l| l.starts_with("connected "));
+    alice.send("create tictactoe");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let room = created
+        .split_whitespace()
+        .nth(1)
+        .expect("a room id")
+        .to_owned();
+    alice.update_until("waiting", |u| u.status == "waiting");
+    bob.send(&format!("join {room}"));
+    bob.wait_for("joined", |l| l == format!("joined {room} as O"));
+    // X takes the a column while O plays in b.
+    for (i, mv) in ["a1", "b1", "a2", "b2", "a3"].iter().enumerate() {
+        let mover = if i % 2 == 0 { &mut alice } else { &mut bob };
+        mover.update_until("my move", |u| u.my_move() || u.over());
+        mover.send(&format!("play {mv}"));
+    }
+    let a_end = alice.update_until("the end", Update::over);
+    let b_end = bob.update_until("the end", Update::over);
+    assert_eq!(a_end.status, "won X line a1,a2,a3");
+    assert_eq!(b_end.status, "won X line a1,a2,a3");
+    // Not your turn / game over: refused locally, nothing sent.
+    bob.send("play c3");
+    let refused = bob.wait_for("a local error", |l| l.starts_with("error: "));
+    assert_eq!(refused, "error: input: the game is over");
+    alice.send("chat gg");
+    bob.wait_for("chat", |l| l == "chat alice: gg");
+    bob.close_stdin();
+    assert!(bob.wait_exit().success());
+}
+
+/// A loopback TCP proxy whose live connections the test can cut.
+struct Proxy {
+    addr: SocketAddr,
+    sever: std::sync::Arc<std::sync::Mutex<CancellationToken>>,
+}
+
+impl Proxy {
+    fn start(runtime: &Runtime, upstream: SocketAddr) -> Proxy {
+        let listener = runtime
+            .block_on(TcpListener::bind("127.0.0.1:0"))
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let sever = std::sync::Arc::new(std::sync::Mutex::new(CancellationToken::new()));
+        let current = sever.clone();
+        runtime.spawn(async move {
+            while let Ok((mut down, _)) = listener.accept().await {
+                let cut = current.lock().expect("proxy lock").clone();
+                tokio::spawn(async move {
+                    let Ok(mut up) = TcpStream::connect(upstream).await else {
+                        return;
+                    };
+                    tokio::select! {
+                        _ = tokio::io::copy_bidirectional(&mut down, &mut up) => {}
+                        () = cut.cancelled() => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, sever }
+    }
+
+    /// Drops every connection made so far; later ones pass again.
+    fn cut(&self) {
+        let mut token = self.sever.lock().expect("proxy lock");
+        token.cancel();
+        *token = CancellationToken::new();
+    }
+}
+
+#[test]
+fn a_client_reconnects_after_its_socket_is_cut_and_finishes_the_game() {
+    let server = Server::start();
+    let proxy = Proxy::start(&server.runtime, server.addr);
+    let mut alice = Client::spawn(&format!("ws://{}", proxy.addr), "alice", &[]);
+    let hello = alice.wait_for("welcome", |l| l.starts_with("connected "));
+    let session = hello
+        .split_whitespace()
+        .nth(1)
+        .expect("session=…")
+        .to_owned();
+    assert!(hello.ends_with("resumed=false"));
+    alice.send("create tictactoe --ai O");
+    let first = alice.update_until("my move", Update::my_move);
+    alice.send(&format!("play {}", first.first_empty()));
+    // Wait until the AI has answered, so the cut falls on a quiet connection.
+    let second = alice.update_until("my move again", |u| u.my_move() && u.board != first.board);
+    proxy.cut();
+    alice.wait_for("the drop", |l| l.starts_with("disconnected: "));
+    let back = alice.wait_for("the resume", |l| l.starts_with("connected "));
+    assert_eq!(back, format!("connected {session} resumed=true"));
+    // The server restores the room: the same board, still our move.
+    let restored = alice.next_update();
+    assert_eq!(restored.board, second.board);
+    assert!(restored.my_move());
+    let end = play_out(&mut alice, restored);
+    assert!(end.over());
+    alice.close_stdin();
+    assert!(alice.wait_exit().success());
+}
+
+#[test]
+fn rooms_prints_the_public_rooms_and_exits() {
+    let server = Server::start();
+    let mut alice = Client::spawn(&server.url(), "alice", &[]);
+    alice.wait_for("welcome", |l| l.starts_with("connected "));
+    alice.send("create connect4");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let room = created.split_whitespace().nth(1).expect("id").to_owned();
+    let mut lister = Client::spawn(&server.url(), "lister", &["rooms"]);
+    lister.close_stdin();
+    let rest = lister.rest();
+    assert!(lister.wait_exit().success());
+    let count = rest
+        .iter()
+        .position(|l| l == "rooms: 1")
+        .expect("a count line");
+    let row = &rest[count + 1];
+    assert!(
+        row.starts_with(&format!(
+            "  {room} connect4 waiting X=alice O=(empty) spectators=0 "
+        )),
+        "{row}"
+    );
+}
+
+#[test]
+fn an_unsupported_protocol_ends_the_client_clearly() {
+    // A fake server that refuses every hello the way the protocol says.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let listener = runtime
+        .block_on(TcpListener::bind("127.0.0.1:0"))
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    runtime.spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Ok(mut ws) = tokio_tungstenite::accept_async(stream).await else {
+                    return;
+                };
+                let _ = ws.next().await;
+                for text in [
+                    r#"{"type":"error","code":"unsupported_protocol","message":"this server speaks protocol 2","id":"hello"}"#,
+                    r#"{"type":"bye","reason":"unsupported_protocol","message":"upgrade your client"}"#,
+                ] {
+                    let _ = ws
+                        .send(tokio_tungstenite::tungstenite::Message::text(text))
+                        .await;
+                }
+                let _ = ws.close(None).await;
+            });
+        }
+    });
+    let mut client = Client::spawn(&format!("ws://{addr}"), "alice", &[]);
+    let line = client.wait_for("the refusal", |l| l.starts_with("error: "));
+    assert_eq!(
+        line,
+        "error: unsupported_protocol: this server speaks protocol 2"
+    );
+    let rest = client.rest();
+    assert!(
+        rest.iter()
+            .any(|l| l.starts_with("fatal: the server does not speak protocol version 1")),
+        "{rest:?}"
+    );
+    assert!(!client.wait_exit().success());
+}

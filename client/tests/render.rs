@@ -1,0 +1,616 @@
+//! Render tests: the lobby and game screens drawn into a ratatui `TestBackend` buffer from
+//! hand-built snapshots, compared line by line, with the styles of the cells that matter.
+
+use inarow::app::{App, Event};
+use inarow::cli::Startup;
+use inarow::net::NetEvent;
+use inarow::ui;
+use inarow_protocol::{
+    GameStatus, Level, Mark, Occupant, RoomId, RoomSnapshot, RoomSummary, Rules, SeatInfo,
+    ServerFrame, ServerMessage, SessionId,
+};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::Modifier;
+
+const ME: SessionId = SessionId(uuid::Uuid::from_u128(1));
+
+fn human(name: &str, session: u128, connected: bool) -> Occupant {
+    Occupant::Human {
+        name: name.to_owned(),
+        session: SessionId(uuid::Uuid::from_u128(session)),
+        connected,
+    }
+}
+
+fn seats(x: Occupant, o: Occupant) -> Vec<SeatInfo> {
+    vec![
+        SeatInfo {
+            mark: Mark::X,
+            occupant: x,
+            rematch: false,
+        },
+        SeatInfo {
+            mark: Mark::O,
+            occupant: o,
+            rematch: false,
+        },
+    ]
+}
+
+fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> RoomSnapshot {
+    RoomSnapshot {
+        id: RoomId::from("abcd2345"),
+        name: "alice's room".to_owned(),
+        rules,
+        private: false,
+        seq: 1,
+        game: 1,
+        seats: seats(
+            human("alice", 1, true),
+            Occupant::Ai {
+                level: Level::Perfect,
+                thinking: false,
+            },
+        ),
+        board: board.iter().map(|s| (*s).to_owned()).collect(),
+        moves: moves.iter().map(|s| (*s).to_owned()).collect(),
+        ply: moves.len() as u32,
+        legal_moves: Vec::new(),
+        status,
+        last_move: moves.last().map(|s| (*s).to_owned()),
+        spectators: Vec::new(),
+    }
+}
+
+fn frame(message: ServerMessage) -> Event {
+    Event::Net(NetEvent::Frame(ServerFrame::from(message)))
+}
+
+fn app_with(snapshot: Option<RoomSnapshot>) -> App {
+    let mut app = App::new("alice".to_owned(), Startup::Lobby);
+    app.update(frame(ServerMessage::Welcome {
+        protocol: 1,
+        session: ME,
+        token: "t".into(),
+        server: "inarow-server 0.1.0".into(),
+        resumed: false,
+    }));
+    if let Some(s) = snapshot {
+        app.update(frame(ServerMessage::Room { room: Box::new(s) }));
+    }
+    app
+}
+
+fn render(app: &App, w: u16, h: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test backend");
+    terminal
+        .draw(|f| ui::draw(f, app))
+        .expect("drawing into a test backend");
+    terminal.backend().buffer().clone()
+}
+
+fn lines(buf: &Buffer) -> Vec<String> {
+    let area = buf.area;
+    (0..area.height)
+        .map(|y| {
+            (0..area.width)
+                .map(|x| buf[(x, y)].symbol())
+                .collect::<String>()
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
+
+fn summary(
+    id: &str,
+    name: &str,
+    rules: Rules,
+    x: Occupant,
+    o: Occupant,
+    status: GameStatus,
+    spectators: u32,
+) -> RoomSummary {
+    RoomSummary {
+        id: RoomId::from(id),
+        name: name.to_owned(),
+        rules,
+        seats: seats(x, o),
+        status,
+        spectators,
+    }
+}
+
+const TTT: Rules = Rules {
+    width: 3,
+    height: 3,
+    k: 3,
+    gravity: false,
+};
+const C4: Rules = Rules {
+    width: 7,
+    height: 6,
+    k: 4,
+    gravity: true,
+};
+const GOMOKU: Rules = Rules {
+    width: 15,
+    height: 15,
+    k: 5,
+    gravity: false,
+};
+
+fn assert_lines(buf: &Buffer, first: usize, expected: &[&str]) {
+    let got = lines(buf);
+    for (i, want) in expected.iter().enumerate() {
+        assert_eq!(
+            got[first + i],
+            *want,
+            "line {}\nscreen:\n{}",
+            first + i,
+            got.join("\n")
+        );
+    }
+}
+
+#[test]
+fn lobby_lists_public_rooms() {
+    let mut app = app_with(None);
+    app.update(frame(ServerMessage::Rooms {
+        rooms: vec![
+            summary(
+                "abcd2345",
+                "alice's room",
+                TTT,
+                human("alice", 1, true),
+                Occupant::Empty,
+                GameStatus::Waiting,
+                0,
+            ),
+            summary(
+                "wxyz6789",
+                "connect four night",
+                C4,
+                human("bob", 2, true),
+                Occupant::Ai {
+                    level: Level::Medium,
+                    thinking: true,
+                },
+                GameStatus::Playing { turn: Mark::O },
+                3,
+            ),
+        ],
+    }));
+    app.update(Event::Key(ratatui::crossterm::event::KeyEvent::from(
+        ratatui::crossterm::event::KeyCode::Down,
+    )));
+    let buf = render(&app, 80, 24);
+    assert_lines(
+        &buf,
+        0,
+        &[
+            " inarow lobby · alice on inarow-server 0.1.0                             online",
+            "┌ Public rooms (refreshed every 3 s) ──────────────────────────────────────────┐",
+            "│  room     name             rules     X          O          status     watch  │",
+            "│  abcd2345 alice's room     tictactoe alice      -          waiting    0      │",
+            "│▸ wxyz6789 connect four ni… connect4  bob        AI medium  O to move  3      │",
+            "│                                                                              │",
+        ],
+    );
+    assert_lines(
+        &buf,
+        22,
+        &[
+            "",
+            "↑↓ select · Enter join · w watch · n new · i invite code · r reload · q quit",
+        ],
+    );
+    // The selected row is highlighted.
+    assert!(buf[(3, 4)].modifier.contains(Modifier::REVERSED));
+    assert!(!buf[(3, 3)].modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn tictactoe_in_progress_fills_80x24() {
+    let app = app_with(Some(room(
+        TTT,
+        &["..O", ".X.", "X.."],
+        &["b2", "c3", "a1"],
+        GameStatus::Playing { turn: Mark::O },
+    )));
+    let buf = render(&app, 80, 24);
+    let expected = [
+        " inarow · abcd2345 · tictactoe · game 1                                  online",
+        "          ┌ Seats ─────────────────────────────────────────────────────────────┐",
+        " 3 · · O  │X alice (you)                                                       │",
+        " 2 · X ·  │O AI perfect                                                        │",
+        " 1 X · ·  │watching: nobody                                                    │",
+        "   a b c  └────────────────────────────────────────────────────────────────────┘",
+        "          ┌ Moves (3) ─────────────────────────────────────────────────────────┐",
+        "          │1.b2 c3 2.a1                                                        │",
+        "          │                                                                    │",
+        "          └────────────────────────────────────────────────────────────────────┘",
+        "          ┌ Chat (c to talk) ──────────────────────────────────────────────────┐",
+    ];
+    assert_lines(&buf, 0, &expected);
+    assert_lines(
+        &buf,
+        21,
+        &[
+            "O to move: waiting for the opponent",
+            "",
+            "hjkl/arrows · Enter/click play · :b2 · c chat · r rematch · f resign · q leave",
+        ],
+    );
+    // X and O in distinct colours; the last move (a1) marked.
+    let (x_cell, o_cell, last) = (&buf[(5, 3)], &buf[(7, 2)], &buf[(3, 4)]);
+    assert_eq!(x_cell.symbol(), "X");
+    assert_eq!(o_cell.symbol(), "O");
+    assert_eq!(
+        x_cell.fg,
+        ui::mark_style(Mark::X).fg.expect("X has a colour")
+    );
+    assert_eq!(
+        o_cell.fg,
+        ui::mark_style(Mark::O).fg.expect("O has a colour")
+    );
+    assert_ne!(x_cell.fg, o_cell.fg);
+    assert_eq!(last.symbol(), "X");
+    assert_eq!(last.bg, ui::LAST_MOVE_BG);
+    assert_ne!(x_cell.bg, ui::LAST_MOVE_BG);
+    // The cursor (b2) shows even on the opponent's turn, so the next move can be aimed;
+    // it is the only highlighted cell.
+    for y in 2..5 {
+        for x in 3..8 {
+            let cursor = (x, y) == (5, 3);
+            assert_eq!(
+                buf[(x, y)].modifier.contains(Modifier::REVERSED),
+                cursor,
+                "({x},{y})"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_cursor_shows_on_our_turn_and_ai_thinking_is_announced() {
+    let mut snap = room(
+        TTT,
+        &["...", "...", "..."],
+        &[],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let app = app_with(Some(snap.clone()));
+    let buf = render(&app, 80, 24);
+    // The cursor starts in the centre (b2).
+    assert!(buf[(5, 3)].modifier.contains(Modifier::REVERSED));
+    assert_eq!(lines(&buf)[21], "Your turn (X)");
+    snap.status = GameStatus::Playing { turn: Mark::O };
+    snap.seats[1].occupant = Occupant::Ai {
+        level: Level::Perfect,
+        thinking: true,
+    };
+    snap.board = vec!["...".into(), ".X.".into(), "...".into()];
+    let app = app_with(Some(snap));
+    let buf = render(&app, 80, 24);
+    assert_eq!(lines(&buf)[21], "O to move: AI is thinking…");
+    assert!(lines(&buf)[3].contains("│O AI perfect thinking…"));
+}
+
+#[test]
+fn a_won_game_highlights_the_line() {
+    let mut snap = room(
+        TTT,
+        &["X.O", ".XO", "..X"],
+        &["a3", "c3", "b2", "c2", "c1"],
+        GameStatus::Won {
+            winner: Mark::X,
+            line: vec!["a3".into(), "b2".into(), "c1".into()],
+        },
+    );
+    snap.seats[1].rematch = true;
+    let app = app_with(Some(snap));
+    let buf = render(&app, 80, 24);
+    assert_lines(
+        &buf,
+        2,
+        &[
+            " 3 X · O  │X alice (you)                                                       │",
+            " 2 · X O  │O AI perfect rematch✓                                               │",
+            " 1 · · X  │watching: nobody                                                    │",
+        ],
+    );
+    assert_eq!(lines(&buf)[21], "X wins (you won!). Press r for a rematch");
+    let win = ui::winning_style();
+    for (x, y) in [(3, 2), (5, 3), (7, 4)] {
+        let cell = &buf[(x, y)];
+        assert_eq!(cell.symbol(), "X");
+        assert_eq!(
+            cell.bg,
+            win.bg.expect("the line has a background"),
+            "({x},{y})"
+        );
+    }
+    for (x, y) in [(7, 2), (7, 3)] {
+        assert_ne!(buf[(x, y)].bg, win.bg.expect("bg"), "({x},{y})");
+    }
+    // No cursor once the game is over.
+    assert!(!buf[(5, 3)].modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn a_drawn_game_says_so() {
+    let app = app_with(Some(room(
+        TTT,
+        &["XOX", "XOO", "OXX"],
+        &["a3", "b3", "c3", "b2", "a2", "c2", "b1", "a1", "c1"],
+        GameStatus::Drawn,
+    )));
+    let buf = render(&app, 80, 24);
+    assert_lines(
+        &buf,
+        2,
+        &[" 3 X O X  │X alice (you)                                                       │"],
+    );
+    assert_eq!(lines(&buf)[21], "Draw. Press r for a rematch");
+    assert!(lines(&buf)[7].starts_with("          │1.a3 b3 2.c3 b2 3.a2 c2 4.b1 a1 5.c1"));
+}
+
+#[test]
+fn connect_four_marks_the_column_and_landing_cell() {
+    let app = app_with(Some(room(
+        C4,
+        &[
+            ".......", ".......", ".......", "...O...", "...X...", "..XXO..",
+        ],
+        &["d1", "e1", "d2", "d3", "c1", "b1"],
+        GameStatus::Playing { turn: Mark::X },
+    )));
+    let buf = render(&app, 80, 24);
+    assert_lines(
+        &buf,
+        0,
+        &[
+            " inarow · abcd2345 · connect4 · game 1                                   online",
+            "                  ┌ Seats ─────────────────────────────────────────────────────┐",
+            " 6 · · · · · · ·  │X alice (you)                                               │",
+            " 5 · · · · · · ·  │O AI perfect                                                │",
+            " 4 · · · · · · ·  │watching: nobody                                            │",
+            " 3 · · · O · · ·  └────────────────────────────────────────────────────────────┘",
+            " 2 · · · X · · ·  ┌ Moves (6) ─────────────────────────────────────────────────┐",
+            " 1 · · X X O · ·  │1.d1 e1 2.d2 d3 3.c1 b1                                     │",
+            "   a b c d e f g  │                                                            │",
+        ],
+    );
+    // Cursor column d (centre): the letter and the cell a stone would land in (d4).
+    assert!(
+        buf[(9, 8)].modifier.contains(Modifier::REVERSED),
+        "letter d"
+    );
+    assert!(
+        buf[(9, 4)].modifier.contains(Modifier::REVERSED),
+        "landing cell d4"
+    );
+    assert!(
+        !buf[(9, 5)].modifier.contains(Modifier::REVERSED),
+        "d3 holds a stone"
+    );
+}
+
+#[test]
+fn a_dropping_stone_falls_through_the_column() {
+    let before = room(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", ".......", ".......",
+        ],
+        &[],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let mut app = app_with(Some(before));
+    let after = room(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", ".......", "...X...",
+        ],
+        &["d1"],
+        GameStatus::Playing { turn: Mark::O },
+    );
+    app.update(frame(ServerMessage::Room {
+        room: Box::new(after),
+    }));
+    // Frame 0: the stone is at the top, its landing cell still empty.
+    let buf = render(&app, 80, 24);
+    assert_eq!(buf[(9, 2)].symbol(), "X");
+    assert_eq!(buf[(9, 7)].symbol(), "·");
+    app.update(Event::Tick);
+    app.update(Event::Tick);
+    let buf = render(&app, 80, 24);
+    assert_eq!(buf[(9, 2)].symbol(), "·");
+    assert_eq!(buf[(9, 4)].symbol(), "X");
+    for _ in 0..10 {
+        app.update(Event::Tick);
+    }
+    let buf = render(&app, 80, 24);
+    assert_eq!(buf[(9, 7)].symbol(), "X");
+    assert_eq!(buf[(9, 7)].bg, ui::LAST_MOVE_BG);
+    for y in 2..7 {
+        assert_eq!(buf[(9, y)].symbol(), "·");
+    }
+}
+
+#[test]
+fn gomoku_fits_80x24() {
+    let mut board = vec!["..............."; 15];
+    board[7] = ".......X.......";
+    board[6] = "......O........";
+    let app = app_with(Some(room(
+        GOMOKU,
+        &board,
+        &["h8", "g9"],
+        GameStatus::Playing { turn: Mark::X },
+    )));
+    let buf = render(&app, 80, 24);
+    assert_lines(
+        &buf,
+        1,
+        &[
+            "                                  ┌ Seats ─────────────────────────────────────┐",
+            "15 · · · · · · · · · · · · · · ·  │X alice (you)                               │",
+        ],
+    );
+    assert_lines(
+        &buf,
+        8,
+        &[
+            " 9 · · · · · · O · · · · · · · ·  │                                            │",
+            " 8 · · · · · · · X · · · · · · ·  └────────────────────────────────────────────┘",
+        ],
+    );
+    assert_lines(
+        &buf,
+        16,
+        &[
+            " 1 · · · · · · · · · · · · · · ·  │                                            │",
+            "   a b c d e f g h i j k l m n o  │                                            │",
+        ],
+    );
+    assert_eq!(lines(&buf)[21], "Your turn (X)");
+    // The centre (h8) holds the cursor.
+    assert!(buf[(17, 9)].modifier.contains(Modifier::REVERSED));
+}
+
+#[test]
+fn the_largest_board_fits_80x24() {
+    let rules = Rules {
+        width: 19,
+        height: 19,
+        k: 5,
+        gravity: false,
+    };
+    let app = app_with(Some(room(
+        rules,
+        &vec!["..................."; 19],
+        &[],
+        GameStatus::Waiting,
+    )));
+    let got = lines(&render(&app, 80, 24));
+    assert!(got[1].starts_with("19 · · ·"));
+    assert!(got[19].starts_with(" 1 · · ·"));
+    assert!(got[20].starts_with("   a b c d e f g h i j k l m n o p q r s"));
+    assert!(got[21].starts_with("Waiting for a player: share the invite code abcd2345"));
+}
+
+#[test]
+fn reconnecting_and_errors_show_without_losing_the_board() {
+    let mut app = app_with(Some(room(
+        TTT,
+        &["...", ".X.", "..."],
+        &["b2"],
+        GameStatus::Playing { turn: Mark::O },
+    )));
+    app.update(Event::Net(NetEvent::Down {
+        reason: "connection lost".into(),
+        retry_in: std::time::Duration::from_millis(400),
+    }));
+    let got = lines(&render(&app, 80, 24));
+    assert!(got[0].ends_with("reconnecting…"), "{}", got[0]);
+    assert_eq!(got[22], "reconnecting… (connection lost; retrying in 0.4s)");
+    assert_eq!(
+        got[3],
+        " 2 · X ·  │O AI perfect                                                        │"
+    );
+    app.update(frame(ServerMessage::Welcome {
+        protocol: 1,
+        session: ME,
+        token: "t".into(),
+        server: "s".into(),
+        resumed: true,
+    }));
+    app.update(frame(ServerMessage::Error {
+        code: inarow_protocol::ErrorCode::NotYourTurn,
+        message: "it is O's turn".into(),
+    }));
+    let got = lines(&render(&app, 80, 24));
+    assert!(got[0].ends_with("online"));
+    assert_eq!(got[22], "not_your_turn: it is O's turn");
+    assert_eq!(
+        got[3],
+        " 2 · X ·  │O AI perfect                                                        │"
+    );
+}
+
+#[test]
+fn chat_and_the_create_form_render() {
+    let mut app = app_with(Some(room(
+        TTT,
+        &["...", "...", "..."],
+        &[],
+        GameStatus::Playing { turn: Mark::X },
+    )));
+    app.update(frame(ServerMessage::Chat {
+        room: RoomId::from("abcd2345"),
+        seq: 2,
+        from: "bob".into(),
+        seat: None,
+        text: "good luck".into(),
+    }));
+    app.update(Event::Key(ratatui::crossterm::event::KeyEvent::from(
+        ratatui::crossterm::event::KeyCode::Char('c'),
+    )));
+    for c in "hi".chars() {
+        app.update(Event::Key(ratatui::crossterm::event::KeyEvent::from(
+            ratatui::crossterm::event::KeyCode::Char(c),
+        )));
+    }
+    let got = lines(&render(&app, 80, 24));
+    assert!(
+        got[11].starts_with("          │bob: good luck"),
+        "{}",
+        got[11]
+    );
+    assert!(got[12].starts_with("          │> hi_"), "{}", got[12]);
+    assert_eq!(got[23], "type a message · Enter send · Esc cancel");
+
+    let mut app = app_with(None);
+    app.update(Event::Key(ratatui::crossterm::event::KeyEvent::from(
+        ratatui::crossterm::event::KeyCode::Char('n'),
+    )));
+    let got = lines(&render(&app, 80, 24));
+    let form: Vec<&String> = got.iter().filter(|l| l.contains('‹')).collect();
+    assert_eq!(form.len(), 8, "{}", got.join("\n"));
+    assert!(form[0].contains("▸ rules    ‹ tictactoe ›"));
+    assert!(form[5].contains("  X seat   ‹ me ›"));
+    assert!(form[6].contains("  O seat   ‹ AI perfect ›"));
+}
+
+#[test]
+fn tiny_terminals_do_not_panic() {
+    let mut board = vec!["..............."; 15];
+    board[7] = ".......X.......";
+    let screens = [
+        app_with(None),
+        app_with(Some(room(
+            GOMOKU,
+            &board,
+            &["h8"],
+            GameStatus::Playing { turn: Mark::O },
+        ))),
+        app_with(Some(room(
+            C4,
+            &[
+                ".......", ".......", ".......", ".......", ".......", "...X...",
+            ],
+            &["d1"],
+            GameStatus::Playing { turn: Mark::O },
+        ))),
+    ];
+    for app in &screens {
+        for (w, h) in [(1, 1), (10, 3), (20, 8), (33, 12), (60, 17), (79, 23)] {
+            let buf = render(app, w, h);
+            assert_eq!(buf.area.width, w);
+        }
+    }
+}
