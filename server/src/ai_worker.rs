@@ -82,6 +82,11 @@ pub(crate) fn spawn(
         let searched = tokio::task::spawn_blocking(move || {
             let mut ai = ai;
             let mv = ai.choose(&position, &limits);
+            // Every AI seat keeps its `Ai` for the life of the room, but only `ai_threads`
+            // search at once: dropping the table after each move bounds table memory by
+            // the searches running (cores × 4 MiB) instead of by AI seats, which a client
+            // creating thousands of AI rooms could otherwise drive to tens of GiB.
+            ai.release_memory();
             (ai, mv)
         })
         .await;

@@ -245,6 +245,18 @@ impl Ai {
     }
 
     /// Sizes and clears the table (and the cached geometry) when the rules change.
+    /// Frees the transposition table (and the per-rules tables); the next analysis
+    /// builds them again, as for a new AI, while the random generator carries on.
+    ///
+    /// For a holder of many mostly idle AIs, such as a server with an AI in many rooms:
+    /// releasing after each move makes memory follow the searches running at once rather
+    /// than the number of AIs, at the price of a cold table on every move.
+    pub fn release_memory(&mut self) {
+        self.table.release();
+        self.rules = None;
+        self.geometry = None;
+    }
+
     fn prepare(&mut self, rules: Rules) {
         if self.rules != Some(rules) {
             self.table.prepare(rules);
@@ -479,6 +491,27 @@ pub fn analyze(position: &Position, limits: &Limits) -> Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn released_memory_is_rebuilt_for_the_next_analysis() {
+        let position = Position::from_column_digits(Rules::connect4(), "44455").expect("legal");
+        let limits = Limits {
+            nodes: Some(200_000),
+            ..Limits::default()
+        };
+        let fresh = Ai::new(Level::Perfect, 7).analyze(&position, &limits);
+        let mut ai = Ai::new(Level::Perfect, 7);
+        ai.analyze(&Position::new(Rules::tictactoe()), &limits);
+        ai.release_memory();
+        assert_eq!(
+            ai.table.bytes(),
+            Ai::DEFAULT_TABLE_BYTES,
+            "the budget is kept"
+        );
+        let again = ai.analyze(&position, &limits);
+        assert_eq!(again.moves, fresh.moves);
+        assert_eq!(again.nodes, fresh.nodes);
+    }
 
     #[test]
     fn ai_is_send() {

@@ -74,6 +74,11 @@ impl Table {
         }
     }
 
+    /// Frees the entries; the next [`Table::prepare`] allocates them again.
+    pub fn release(&mut self) {
+        self.entries = Vec::new();
+    }
+
     /// Size in bytes of the budget.
     pub fn bytes(&self) -> usize {
         self.capacity * Self::ENTRY_BYTES
