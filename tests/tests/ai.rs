@@ -465,3 +465,64 @@ async fn two_ais_are_paced_for_spectators() {
         last.ply
     );
 }
+
+/// While AIs think in as many rooms as there are AI threads, two people in another room play
+/// a whole game: searches run off the async runtime. Checked by order, not by time: with a
+/// 60 s budget on 15×15, both AIs are still on their first move when the human game ends. If
+/// the searches blocked the runtime's two workers, the AI moves would come first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn human_games_go_on_while_ais_think_in_other_rooms() {
+    let config = Config {
+        ai_move_time: Duration::from_secs(60),
+        ai_threads: 2,
+        ..fast_config()
+    };
+    let server = TestServer::start(config).await;
+    let mut host = server.lobby("Host").await;
+    let mut ai_rooms = Vec::new();
+    for _ in 0..2 {
+        let room = host
+            .create_room(big_board(), plan(SeatRequest::Me, perfect_ai()), false)
+            .await
+            .id;
+        let after = host.play(&room, 0, "h8").await;
+        assert!(ai_thinking(&after), "{after:?}");
+        ai_rooms.push(room);
+    }
+
+    let mut ann = server.lobby("Ann").await;
+    let mut bob = server.lobby("Bob").await;
+    let room = ann
+        .create_room(
+            inarow_e2e::tictactoe(),
+            plan(SeatRequest::Me, SeatRequest::Open),
+            false,
+        )
+        .await
+        .id;
+    bob.join(&room, Some(inarow_protocol::SeatChoice::O)).await;
+    for (ply, mv) in ["a1", "b1", "a2", "b2"].into_iter().enumerate() {
+        let player = if ply % 2 == 0 { &mut ann } else { &mut bob };
+        player
+            .play(&room, u32::try_from(ply).expect("small"), mv)
+            .await;
+    }
+    let won = ann.play(&room, 4, "a3").await;
+    assert_eq!(
+        won.status,
+        GameStatus::Won {
+            winner: Mark::X,
+            line: vec!["a1".into(), "a2".into(), "a3".into()]
+        }
+    );
+
+    // A reply to the host comes after any snapshot already queued for it, so an AI move
+    // made before the human game ended would be in its history now.
+    host.list_rooms().await;
+    for room in &ai_rooms {
+        let latest = host.latest(room).expect("snapshots of the AI room");
+        assert_eq!(latest.ply, 1, "an AI moved before the human game ended");
+        assert!(ai_thinking(&latest), "{latest:?}");
+    }
+    server.shutdown().await;
+}
