@@ -421,7 +421,7 @@ impl App {
         }
         if self.screen == Screen::Lobby
             && self.link == Link::Online
-            && self.ticks % REFRESH_TICKS == 0
+            && self.ticks.is_multiple_of(REFRESH_TICKS)
         {
             return self.request(ClientMessage::ListRooms {}, Pending::Other);
         }

@@ -141,7 +141,7 @@ impl Position {
 
     /// The player whose turn it is (also after the game ended: the one who would move).
     pub fn to_move(&self) -> Player {
-        if self.history.len() % 2 == 0 {
+        if self.history.len().is_multiple_of(2) {
             Player::X
         } else {
             Player::O

@@ -38,7 +38,7 @@ async fn random_player(mut client: Client, seed: u64) -> Tally {
     let mut rng = XorShift::new(seed);
     let mut tally = Tally::default();
     for game in 0..GAMES_PER_WORKER {
-        let me = if (seed + game) % 2 == 0 {
+        let me = if (seed + game).is_multiple_of(2) {
             Mark::X
         } else {
             Mark::O

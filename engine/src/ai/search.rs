@@ -159,7 +159,7 @@ impl<'a, B: Bits> Search<'a, B> {
 
     fn node(&mut self, b: &Board<B>, mut alpha: i32, mut beta: i32, depth: u32) -> i32 {
         self.nodes += 1;
-        if self.nodes % POLL_INTERVAL == 0 || self.nodes >= self.node_limit {
+        if self.nodes.is_multiple_of(POLL_INTERVAL) || self.nodes >= self.node_limit {
             self.poll();
         }
         if self.stopped {
