@@ -432,7 +432,7 @@ impl App {
         if key.modifiers.contains(KeyModifiers::CONTROL)
             && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('d'))
         {
-            return vec![Command::Quit];
+            return self.quit();
         }
         match std::mem::replace(&mut self.input, Input::Keys) {
             Input::Keys => match self.screen {
@@ -504,9 +504,24 @@ impl App {
         )
     }
 
+    /// Quitting gives up the room the user is in: the session token is not kept across runs,
+    /// so this client could never resume the seat, and holding it through the reconnection
+    /// grace would only keep the others waiting.
+    fn quit(&mut self) -> Vec<Command> {
+        let mut commands = match &self.room {
+            Some(room) => {
+                let room = room.id.clone();
+                self.request(ClientMessage::Leave { room }, Pending::Other)
+            }
+            None => Vec::new(),
+        };
+        commands.push(Command::Quit);
+        commands
+    }
+
     fn lobby_key(&mut self, key: KeyEvent) -> Vec<Command> {
         match key.code {
-            KeyCode::Char('q') | KeyCode::Esc => vec![Command::Quit],
+            KeyCode::Char('q') | KeyCode::Esc => self.quit(),
             KeyCode::Up | KeyCode::Char('k') => {
                 self.selected = self.selected.saturating_sub(1);
                 Vec::new()
@@ -1275,6 +1290,24 @@ mod tests {
             .filter(|m| *m == ClientMessage::ListRooms {})
             .count();
         assert_eq!(refreshes, 1);
+        assert_eq!(app.update(key('q')), vec![Command::Quit]);
+    }
+
+    #[test]
+    fn quitting_leaves_the_room_first() {
+        let snap = snapshot(
+            TTT,
+            &["...", "...", "..."],
+            GameStatus::Playing { turn: Mark::X },
+        );
+        let room = snap.id.clone();
+        let mut app = in_game(snap);
+        let ctrl_c = Event::Key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+        let commands = app.update(ctrl_c);
+        assert_eq!(sent(&commands), vec![ClientMessage::Leave { room }]);
+        assert_eq!(commands.last(), Some(&Command::Quit));
+        // From the lobby with no room there is nothing to leave.
+        let mut app = welcomed();
         assert_eq!(app.update(key('q')), vec![Command::Quit]);
     }
 

@@ -157,6 +157,24 @@ impl Plain {
         });
     }
 
+    /// Leaves every room it is in, then quits once the replies are in: the session token is
+    /// not kept across runs, so the seat could never be resumed, and holding it through the
+    /// reconnection grace would only keep the others waiting.
+    pub fn quit(&mut self) -> Step {
+        let mut step = Step::default();
+        let mut rooms: Vec<RoomId> = self.rooms.keys().cloned().collect();
+        rooms.sort();
+        for room in rooms {
+            self.request(
+                &mut step,
+                ClientMessage::Leave { room },
+                Some(Pending::Other),
+            );
+        }
+        step.quit = true;
+        step
+    }
+
     fn send(&mut self, message: ClientMessage, pending: Pending) -> Step {
         let mut step = Step::default();
         self.request(&mut step, message, Some(pending));
@@ -184,10 +202,7 @@ impl Plain {
                 lines: HELP.lines().map(str::to_owned).collect(),
                 ..Step::default()
             },
-            "quit" | "exit" => Step {
-                quit: true,
-                ..Step::default()
-            },
+            "quit" | "exit" => self.quit(),
             "rooms" => self.send(ClientMessage::ListRooms {}, Pending::Rooms),
             "create" => match parse_create(&args) {
                 Ok(message) => self.send(message, Pending::Create),
@@ -669,7 +684,7 @@ where
                     // EOF (or unreadable input) is a quit that lets replies arrive first.
                     Ok(None) | Err(_) => {
                         input_open = false;
-                        Step { quit: true, ..Step::default() }
+                        plain.quit()
                     }
                 }
             }
@@ -888,7 +903,19 @@ mod tests {
             message: "wait".into(),
         })));
         assert_eq!(out.lines, vec!["error: not_your_turn: wait"]);
-        assert!(plain.on_line("quit").quit);
+        let step = plain.on_line("quit");
+        assert!(step.quit);
+        assert_eq!(
+            step.send
+                .iter()
+                .map(|f| f.message.clone())
+                .collect::<Vec<_>>(),
+            vec![ClientMessage::Leave {
+                room: RoomId::from("abcd2345")
+            }],
+            "quitting leaves the room first"
+        );
+        assert!(plain.awaiting_replies(), "and waits for `left`");
     }
 
     #[test]

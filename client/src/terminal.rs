@@ -65,9 +65,11 @@ pub async fn run(
     .await;
     let _ = execute!(stdout(), DisableMouseCapture);
     ratatui::restore();
-    drop(events);
-    // Dropping the sender tells the connection task to close the socket politely.
+    // Dropping the sender tells the connection task to send what is queued (such as the
+    // `leave` of a quit) and then close the socket politely; the events stay open until it
+    // has, since their closing makes the task stop at once.
     drop(outbound);
     let _ = tokio::time::timeout(Duration::from_secs(1), connection.task).await;
+    drop(events);
     result.map(|()| app.exit_message)
 }

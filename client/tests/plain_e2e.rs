@@ -361,6 +361,35 @@ fn two_clients_play_each_other_and_chat() {
     assert!(bob.wait_exit().success());
 }
 
+#[test]
+fn a_client_that_quits_mid_game_gives_up_its_seat_at_once() {
+    let server = Server::start();
+    let mut alice = Client::spawn(&server.url(), "alice", &[]);
+    let mut bob = Client::spawn(&server.url(), "bob", &[]);
+    alice.wait_for("welcome", |l| l.starts_with("connected "));
+    bob.wait_for("welcome", |l| l.starts_with("connected "));
+    alice.send("create tictactoe");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let room = created
+        .split_whitespace()
+        .nth(1)
+        .expect("a room id")
+        .to_owned();
+    bob.send(&format!("join {room}"));
+    bob.wait_for("joined", |l| l == format!("joined {room} as O"));
+    alice.update_until("my move", Update::my_move);
+    alice.send("play a1");
+    bob.update_until("my move", Update::my_move);
+    // EOF mid-game: the client leaves before it goes, so alice sees an empty seat, not a
+    // disconnected one held for the reconnection grace (60 s by default).
+    bob.close_stdin();
+    bob.wait_for("left", |l| l == format!("left {room}"));
+    assert!(bob.wait_exit().success());
+    alice.wait_for("bob's seat freed", |l| {
+        l.starts_with("seats: ") && l.contains("O=(empty)")
+    });
+}
+
 /// A loopback TCP proxy whose live connections the test can cut.
 struct Proxy {
     addr: SocketAddr,
