@@ -97,6 +97,23 @@ impl TestServer {
         client
     }
 
+    /// Ann (X) and Bob (O) in a fresh public tic-tac-toe room whose game has started:
+    /// X to move at ply 0.
+    pub async fn seated_pair(&self) -> (Client, Client, RoomId) {
+        let mut ann = self.lobby("Ann").await;
+        let mut bob = self.lobby("Bob").await;
+        let room = ann
+            .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
+            .await
+            .id;
+        bob.join(&room, Some(SeatChoice::O)).await;
+        ann.reach_room(&room, |s| {
+            s.ply == 0 && s.status == GameStatus::Playing { turn: Mark::X }
+        })
+        .await;
+        (ann, bob, room)
+    }
+
     /// Whether the server task has ended (it should only end after [`TestServer::shutdown`]).
     pub fn is_finished(&self) -> bool {
         self.task.as_ref().is_none_or(JoinHandle::is_finished)

@@ -490,17 +490,7 @@ async fn human_games_go_on_while_ais_think_in_other_rooms() {
         ai_rooms.push(room);
     }
 
-    let mut ann = server.lobby("Ann").await;
-    let mut bob = server.lobby("Bob").await;
-    let room = ann
-        .create_room(
-            inarow_e2e::tictactoe(),
-            plan(SeatRequest::Me, SeatRequest::Open),
-            false,
-        )
-        .await
-        .id;
-    bob.join(&room, Some(inarow_protocol::SeatChoice::O)).await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
     for (ply, mv) in ["a1", "b1", "a2", "b2"].into_iter().enumerate() {
         let player = if ply % 2 == 0 { &mut ann } else { &mut bob };
         player

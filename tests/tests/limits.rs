@@ -18,15 +18,7 @@ async fn oversize_frames_and_floods_close_only_the_offender() {
         ..fast_config()
     };
     let server = TestServer::start(config).await;
-    let mut ann = server.lobby("Ann").await;
-    let mut bob = server.lobby("Bob").await;
-    let room = ann
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
-    bob.join(&room, Some(SeatChoice::O)).await;
-    ann.reach_room(&room, |s| s.status == GameStatus::Playing { turn: Mark::X })
-        .await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
     ann.play(&room, 0, "b2").await;
     bob.reach_room(&room, |s| s.ply == 1).await;
 

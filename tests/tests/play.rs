@@ -302,18 +302,8 @@ async fn a_private_room_is_unlisted_and_joined_by_its_code() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaving_frees_the_seat_without_forfeiting() {
     let server = TestServer::start(fast_config()).await;
-    let mut ann = server.lobby("Ann").await;
-    let mut bob = server.lobby("Bob").await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
     let mut cy = server.lobby("Cy").await;
-    let room = ann
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
-    bob.join(&room, Some(SeatChoice::O)).await;
-    ann.reach_room(&room, |s| {
-        s.ply == 0 && s.status == GameStatus::Playing { turn: Mark::X }
-    })
-    .await;
     ann.play(&room, 0, "b2").await;
     bob.reach_room(&room, |s| s.ply == 1).await;
     bob.leave(&room).await;

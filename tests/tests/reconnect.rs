@@ -13,15 +13,7 @@ use inarow_protocol::{
 
 /// Ann (X) and Bob (O) in a fresh tic-tac-toe room after X `a1` and O `b2`: X to move.
 async fn seated_pair(server: &TestServer) -> (Client, Client, RoomId) {
-    let mut ann = server.lobby("Ann").await;
-    let mut bob = server.lobby("Bob").await;
-    let room = ann
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
-    bob.join(&room, Some(SeatChoice::O)).await;
-    ann.reach_room(&room, |s| s.status == GameStatus::Playing { turn: Mark::X })
-        .await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
     ann.play(&room, 0, "a1").await;
     bob.reach_room(&room, |s| s.ply == 1).await;
     bob.play(&room, 1, "b2").await;
