@@ -324,9 +324,8 @@ fn a_game_against_the_ai_is_played_to_its_end() {
     assert!(alice.wait_exit().success());
 }
 
-#[test]
-fn two_clients_play_each_other_and_chat() {
-    let server = Server::start();
+/// Alice creates a tic-tac-toe room (X) and Bob joins it as O.
+fn seated_pair(server: &Server) -> (Client, Client, String) {
     let mut alice = Client::spawn(&server.url(), "alice", &[]);
     let mut bob = Client::spawn(&server.url(), "bob", &[]);
     alice.wait_for("welcome", |l| l.starts_with("connected "));
@@ -341,6 +340,13 @@ fn two_clients_play_each_other_and_chat() {
     alice.update_until("waiting", |u| u.status == "waiting");
     bob.send(&format!("join {room}"));
     bob.wait_for("joined", |l| l == format!("joined {room} as O"));
+    (alice, bob, room)
+}
+
+#[test]
+fn two_clients_play_each_other_and_chat() {
+    let server = Server::start();
+    let (mut alice, mut bob, _room) = seated_pair(&server);
     // X takes the a column while O plays in b.
     for (i, mv) in ["a1", "b1", "a2", "b2", "a3"].iter().enumerate() {
         let mover = if i % 2 == 0 { &mut alice } else { &mut bob };
@@ -364,19 +370,7 @@ fn two_clients_play_each_other_and_chat() {
 #[test]
 fn a_client_that_quits_mid_game_gives_up_its_seat_at_once() {
     let server = Server::start();
-    let mut alice = Client::spawn(&server.url(), "alice", &[]);
-    let mut bob = Client::spawn(&server.url(), "bob", &[]);
-    alice.wait_for("welcome", |l| l.starts_with("connected "));
-    bob.wait_for("welcome", |l| l.starts_with("connected "));
-    alice.send("create tictactoe");
-    let created = alice.wait_for("created", |l| l.starts_with("created "));
-    let room = created
-        .split_whitespace()
-        .nth(1)
-        .expect("a room id")
-        .to_owned();
-    bob.send(&format!("join {room}"));
-    bob.wait_for("joined", |l| l == format!("joined {room} as O"));
+    let (mut alice, mut bob, room) = seated_pair(&server);
     alice.update_until("my move", Update::my_move);
     alice.send("play a1");
     bob.update_until("my move", Update::my_move);
