@@ -6,34 +6,40 @@ use std::time::{Duration, Instant};
 
 use inarow_engine::{Ai, Level, Limits, Position, Rules};
 
+/// The positions of a `Test_Lx_Ry` file, each with its expected score and a label naming
+/// its line for failure messages.
+fn cases(text: &str) -> impl Iterator<Item = (String, Position, i32)> + '_ {
+    text.lines().enumerate().filter_map(|(line_no, line)| {
+        let mut parts = line.split_whitespace();
+        let (moves, score) = (parts.next()?, parts.next()?);
+        let expected: i32 = score.parse().expect("score is an integer");
+        let position =
+            Position::from_column_digits(Rules::connect4(), moves).expect("legal sequence");
+        Some((format!("line {}: {line}", line_no + 1), position, expected))
+    })
+}
+
 /// Values every move of every position of a `Test_Lx_Ry` file and compares the best
 /// with the position's score.
 fn check_set(name: &str) {
     let Some(text) = common::read_data(&format!("connect4/{name}")) else {
         return;
     };
-    let rules = Rules::connect4();
     let mut ai = Ai::new(Level::Perfect, 1);
     // Generous: a solve that hits it fails below instead of passing unproven.
     let limits = Limits::time(Duration::from_secs(600));
     let mut total = Duration::ZERO;
     let mut count = 0u32;
     let mut nodes = 0u64;
-    for (line_no, line) in text.lines().enumerate() {
-        let mut parts = line.split_whitespace();
-        let (Some(moves), Some(score)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        let expected: i32 = score.parse().expect("score is an integer");
-        let position = Position::from_column_digits(rules, moves).expect("legal sequence");
+    for (what, position, expected) in cases(&text) {
         let start = Instant::now();
         let analysis = ai.analyze(&position, &limits);
         total += start.elapsed();
         nodes += analysis.nodes;
         count += 1;
-        assert!(analysis.proven, "line {}: {line} not proven", line_no + 1);
+        assert!(analysis.proven, "{what} not proven");
         let got = common::pons_score(&position, analysis.moves[0].value);
-        assert_eq!(got, expected, "line {}: {line}: {analysis:?}", line_no + 1);
+        assert_eq!(got, expected, "{what}: {analysis:?}");
     }
     assert_eq!(count, 1000, "{name} has 1000 positions");
     eprintln!(
@@ -49,26 +55,18 @@ fn solve_set(name: &str) {
     let Some(text) = common::read_data(&format!("connect4/{name}")) else {
         return;
     };
-    let rules = Rules::connect4();
     let mut ai = Ai::new(Level::Perfect, 1);
     let limits = Limits::time(Duration::from_secs(600));
     let start = Instant::now();
     let mut count = 0u32;
-    for (line_no, line) in text.lines().enumerate() {
-        let mut parts = line.split_whitespace();
-        let (Some(moves), Some(score)) = (parts.next(), parts.next()) else {
-            continue;
-        };
-        let expected: i32 = score.parse().expect("score is an integer");
-        let position = Position::from_column_digits(rules, moves).expect("legal sequence");
+    for (what, position, expected) in cases(&text) {
         let value = ai
             .solve(&position, &limits)
-            .unwrap_or_else(|| panic!("line {}: {line} not solved", line_no + 1));
+            .unwrap_or_else(|| panic!("{what} not solved"));
         assert_eq!(
             common::pons_score(&position, value),
             expected,
-            "line {}: {line}: {value:?}",
-            line_no + 1
+            "{what}: {value:?}"
         );
         count += 1;
     }
