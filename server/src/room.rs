@@ -1074,13 +1074,22 @@ mod tests {
         }
     }
 
-    fn spec(x: SeatRequest, o: SeatRequest) -> RoomSpec {
-        RoomSpec {
+    /// Opens a public tic-tac-toe room created by `creator` with seats `x` and `o`, and
+    /// returns its handle from the directory.
+    fn open_room(
+        state: &Arc<ServerState>,
+        creator: &Person,
+        x: SeatRequest,
+        o: SeatRequest,
+    ) -> RoomHandle {
+        let spec = RoomSpec {
             name: "test".into(),
             rules: engine::Rules::tictactoe(),
             seats: SeatPlan { x, o },
             private: false,
-        }
+        };
+        let id = open(state, spec, creator.member.clone(), None).expect("room opens");
+        state.lobby.get(&id).expect("room is listed")
     }
 
     fn code(result: Result<(), Refusal>) -> Option<ErrorCode> {
@@ -1113,14 +1122,7 @@ mod tests {
         let mut ann = Person::new("ann", 1, 64);
         let mut bob = Person::new("bob", 2, 64);
         let mut cy = Person::new("cy", 3, 64);
-        let id = open(
-            &state,
-            spec(SeatRequest::Me, SeatRequest::Open),
-            ann.member.clone(),
-            None,
-        )
-        .expect("room opens");
-        let room = state.lobby.get(&id).expect("room is listed");
+        let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
         let first = ann.snapshot().await;
         assert_eq!((first.seq, first.status.clone()), (1, GameStatus::Waiting));
 
@@ -1183,14 +1185,7 @@ mod tests {
         let mut ann = Person::new("ann", 1, 64);
         let mut bob = Person::new("bob", 2, 64);
         let cy = Person::new("cy", 3, 64);
-        let id = open(
-            &state,
-            spec(SeatRequest::Me, SeatRequest::Open),
-            ann.member.clone(),
-            None,
-        )
-        .expect("room opens");
-        let room = state.lobby.get(&id).expect("room is listed");
+        let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
         ann.snapshot().await;
         assert_eq!(
             code(play(&room, &cy, 0, "a1").await),
@@ -1250,14 +1245,7 @@ mod tests {
         let state = server(Config::default());
         let mut ann = Person::new("ann", 1, 64);
         let bob = Person::new("bob", 2, 64);
-        let id = open(
-            &state,
-            spec(SeatRequest::Me, SeatRequest::Open),
-            ann.member.clone(),
-            None,
-        )
-        .expect("room opens");
-        let room = state.lobby.get(&id).expect("room is listed");
+        let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
         join(&room, &bob, Some(SeatChoice::O))
             .await
             .expect("bob sits");
@@ -1300,14 +1288,7 @@ mod tests {
         let mut ann = Person::new("ann", 1, 64);
         // Room for one frame: bob's join snapshot fills it.
         let bob = Person::new("bob", 2, 1);
-        let id = open(
-            &state,
-            spec(SeatRequest::Me, SeatRequest::Open),
-            ann.member.clone(),
-            None,
-        )
-        .expect("room opens");
-        let room = state.lobby.get(&id).expect("room is listed");
+        let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
         join(&room, &bob, Some(SeatChoice::O))
             .await
             .expect("bob sits");
@@ -1341,14 +1322,12 @@ mod tests {
             ..Config::default()
         });
         let mut ann = Person::new("ann", 7, 64);
-        let id = open(
+        let room = open_room(
             &state,
-            spec(SeatRequest::Me, SeatRequest::Ai { level: Level::Easy }),
-            ann.member.clone(),
-            None,
-        )
-        .expect("room opens");
-        let room = state.lobby.get(&id).expect("room is listed");
+            &ann,
+            SeatRequest::Me,
+            SeatRequest::Ai { level: Level::Easy },
+        );
         ann.snapshot().await;
         // A detach from another connection of the session is ignored.
         room.detach(ann.session(), 8).await;
