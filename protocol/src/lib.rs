@@ -17,6 +17,16 @@ use serde::{Deserialize, Serialize};
 /// The protocol version this crate speaks; sent by the client in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// The longest display name, in characters, that a server accepts by default (`hello`
+/// answers `invalid_name` beyond it). Both sides read it here so they agree; a server
+/// may be configured otherwise, and `welcome` does not carry it, so a client treats it
+/// as a guide and lets the server's `error` have the last word.
+pub const MAX_NAME_CHARS: usize = 24;
+
+/// The longest chat text, in characters, that a server accepts by default (`chat` answers
+/// `invalid_chat` beyond it). Shared like [`MAX_NAME_CHARS`], with the same caveat.
+pub const MAX_CHAT_CHARS: usize = 500;
+
 /// A correlation id chosen by the client and echoed by the server.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -216,7 +226,7 @@ pub enum ClientMessage {
     Hello {
         /// Must be [`PROTOCOL_VERSION`].
         protocol: u32,
-        /// Display name: 1 to 24 printable characters.
+        /// Display name: 1 to [`MAX_NAME_CHARS`] printable characters.
         name: String,
         /// The token of a session to resume.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -289,7 +299,7 @@ pub enum ClientMessage {
     Chat {
         /// The room.
         room: RoomId,
-        /// 1 to 500 characters.
+        /// 1 to [`MAX_CHAT_CHARS`] characters.
         text: String,
     },
 }
@@ -632,6 +642,42 @@ pub enum ByeReason {
     TooSlow,
 }
 
+impl ByeReason {
+    /// Every reason, for exhaustive tests and documentation.
+    pub const ALL: [ByeReason; 9] = [
+        ByeReason::Shutdown,
+        ByeReason::HandshakeTimeout,
+        ByeReason::IdleTimeout,
+        ByeReason::RateLimited,
+        ByeReason::TooLarge,
+        ByeReason::ServerFull,
+        ByeReason::UnsupportedProtocol,
+        ByeReason::Replaced,
+        ByeReason::TooSlow,
+    ];
+
+    /// The reason as it appears on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ByeReason::Shutdown => "shutdown",
+            ByeReason::HandshakeTimeout => "handshake_timeout",
+            ByeReason::IdleTimeout => "idle_timeout",
+            ByeReason::RateLimited => "rate_limited",
+            ByeReason::TooLarge => "too_large",
+            ByeReason::ServerFull => "server_full",
+            ByeReason::UnsupportedProtocol => "unsupported_protocol",
+            ByeReason::Replaced => "replaced",
+            ByeReason::TooSlow => "too_slow",
+        }
+    }
+}
+
+impl fmt::Display for ByeReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A client message that could not be decoded, with the id it carried if that much was
 /// readable, so the server can answer `bad_request` to the right request.
 #[derive(Debug, Clone, PartialEq)]
@@ -741,6 +787,17 @@ mod tests {
                 serde_json::to_value(code).unwrap(),
                 serde_json::Value::String(code.as_str().to_owned())
             );
+        }
+    }
+
+    #[test]
+    fn bye_reasons_match_their_wire_names() {
+        for reason in ByeReason::ALL {
+            assert_eq!(
+                serde_json::to_value(reason).unwrap(),
+                serde_json::Value::String(reason.as_str().to_owned())
+            );
+            assert_eq!(reason.to_string(), reason.as_str());
         }
     }
 }
