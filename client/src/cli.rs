@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use inarow_protocol::{Level, Mark, RoomId, RulesSpec};
 
-use crate::board::{parse_level, parse_mark, parse_rules};
+use crate::words::{parse_level, parse_mark, parse_rules};
 
 /// Play k-in-a-row games (tic-tac-toe, Connect Four, gomoku, m×n×k) on an inarow server.
 ///

@@ -5,11 +5,28 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ratatui::crossterm::event::{self as term, Event as TermEvent};
+use ratatui::crossterm::event::{self as term, Event as TermEvent, KeyEvent, MouseEvent};
 use tokio::sync::mpsc;
 
-use crate::app::{Event, TICK};
 use crate::net::NetEvent;
+
+/// Time between ticks (animation frames and timers).
+pub const TICK: Duration = Duration::from_millis(50);
+
+/// Everything that can happen to the app.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// The terminal was resized to (width, height).
+    Resize(u16, u16),
+    /// Time passed (one [`TICK`]).
+    Tick,
+    /// The connection said something.
+    Net(NetEvent),
+}
 
 /// Capacity of the terminal → app queue; a terminal produces a few events per keystroke.
 const INPUT_CAPACITY: usize = 128;

@@ -3,6 +3,14 @@
 //!
 //! `main.rs` only parses flags and calls [`run`]; everything else lives here so tests can
 //! drive the app state, the renderer and plain mode without a terminal.
+//!
+//! One core, two faces. [`session`] is the core both faces share: the welcome, request ids
+//! and replies awaited, the startup action, join-or-watch and quitting. [`board`] reads a
+//! snapshot with the engine's notation and [`words`] holds the words for rules, seats and
+//! statuses. The faces only read input and show things: the TUI is [`event`] → [`app`] →
+//! [`ui`] (imports run that way only; [`layout`] and [`form`] serve app and ui, and
+//! [`terminal`] runs the loop), plain mode is [`plain`]. [`net`] is the connection task
+//! under both.
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -10,10 +18,14 @@ pub mod app;
 pub mod board;
 pub mod cli;
 pub mod event;
+pub mod form;
+pub mod layout;
 pub mod net;
 pub mod plain;
+pub mod session;
 pub mod terminal;
 pub mod ui;
+pub mod words;
 
 use std::io::IsTerminal;
 

@@ -8,9 +8,9 @@ use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use ratatui::crossterm::execute;
 
 use crate::ClientError;
-use crate::app::{App, Command, Event};
+use crate::app::{App, Command};
 use crate::cli::Startup;
-use crate::event::Events;
+use crate::event::{Event, Events};
 use crate::net;
 
 /// Runs the full-screen client until the user quits or the connection fails for good.

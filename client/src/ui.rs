@@ -1,7 +1,8 @@
 //! Drawing the lobby and the game screen from the app's state. Only draws: no I/O, no state
-//! changes; the board geometry is a pure function so mouse clicks can be mapped back.
+//! changes. The board geometry lives in `layout`, shared with the mouse handling; the words
+//! for seats and statuses in `words`, shared with plain mode.
 
-use inarow_protocol::{GameStatus, Mark, Occupant, RoomSnapshot, RoomSummary, Rules};
+use inarow_protocol::{GameStatus, Mark, RoomSnapshot, RoomSummary};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -9,13 +10,12 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Widget, Wrap};
 
-use crate::app::{App, CreateForm, Input, Link, Screen};
-use crate::board::{self, column_letter};
-
-/// Width of the row-number gutter left of the board.
-const GUTTER: u16 = 3;
-/// Columns per board cell: the stone and a space.
-const CELL_W: u16 = 2;
+use crate::app::{App, Input, Screen};
+use crate::board;
+use crate::form::CreateForm;
+use crate::layout::{GUTTER, GameLayout, cell_origin, game_layout};
+use crate::session::Link;
+use crate::words::{self, EMPTY_SEAT, SeatWords};
 
 /// The colour of a mark's stones.
 pub fn mark_style(mark: Mark) -> Style {
@@ -36,67 +36,6 @@ pub fn winning_style() -> Style {
 /// The background that marks the last stone placed.
 pub const LAST_MOVE_BG: Color = Color::DarkGray;
 
-/// Where the parts of the game screen go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GameLayout {
-    /// The title bar.
-    pub title: Rect,
-    /// The board with its coordinates.
-    pub board: Rect,
-    /// Seats, moves and chat.
-    pub side: Rect,
-    /// Whose turn it is.
-    pub status: Rect,
-    /// Messages and the typed-move prompt.
-    pub message: Rect,
-    /// The keys.
-    pub help: Rect,
-}
-
-/// Lays out the game screen for a terminal of `area` and a board of `rules`.
-pub fn game_layout(area: Rect, rules: &Rules) -> GameLayout {
-    let [title, middle, status, message, help] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(0),
-        Constraint::Length(1),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    let board_w = GUTTER + CELL_W * rules.width.min(u32::from(u16::MAX / 4)) as u16 + 1;
-    let [board, side] =
-        Layout::horizontal([Constraint::Length(board_w), Constraint::Min(0)]).areas(middle);
-    GameLayout {
-        title,
-        board,
-        side,
-        status,
-        message,
-        help,
-    }
-}
-
-/// The screen position of the cell at column `col` and top row `top`.
-pub fn cell_origin(layout: &GameLayout, rules: &Rules, col: u32, top: u32) -> (u16, u16) {
-    // A blank line above the board when there is room; 19 rows at 24 lines need it all.
-    let margin = u16::from(u32::from(layout.board.height) >= rules.height + 2);
-    (
-        layout.board.x + GUTTER + CELL_W * col as u16,
-        layout.board.y + margin + top as u16,
-    )
-}
-
-/// The cell (column, top row) under the screen position (x, y), if any.
-pub fn cell_at(layout: &GameLayout, rules: &Rules, x: u16, y: u16) -> Option<(u32, u32)> {
-    let (x0, y0) = cell_origin(layout, rules, 0, 0);
-    if x < x0 || y < y0 {
-        return None;
-    }
-    let col = u32::from((x - x0) / CELL_W);
-    let top = u32::from(y - y0);
-    (col < rules.width && top < rules.height).then_some((col, top))
-}
-
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
@@ -107,7 +46,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
 }
 
 fn link_span(app: &App) -> Span<'static> {
-    match &app.link {
+    match &app.session.link {
         Link::Connecting => Span::styled("connecting…", Style::new().fg(Color::Yellow)),
         Link::Online => Span::styled("online", Style::new().fg(Color::Green)),
         Link::Reconnecting { .. } => Span::styled(
@@ -148,10 +87,13 @@ fn message_line(app: &App) -> Line<'static> {
                 Style::new().fg(Color::DarkGray),
             ),
         ]),
-        _ => match (&app.message, &app.link) {
+        _ => match (&app.message, &app.session.link) {
             (Some(m), _) => Line::styled(m.clone(), Style::new().fg(Color::LightRed)),
-            (None, Link::Reconnecting { reason }) => Line::styled(
-                format!("reconnecting… ({reason})"),
+            (None, Link::Reconnecting { reason, retry_in }) => Line::styled(
+                format!(
+                    "reconnecting… ({reason}; retrying in {:.1}s)",
+                    retry_in.as_secs_f32()
+                ),
                 Style::new().fg(Color::Red),
             ),
             _ => Line::default(),
@@ -171,7 +113,7 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     let title = format!(
         " inarow · {} · {} · game {}{}",
         room.id,
-        board::rules_label(&room.rules),
+        words::rules_label(&room.rules),
         room.game,
         if room.private { " · private" } else { "" }
     );
@@ -258,7 +200,7 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
             if rules.gravity && show_cursor && app.cursor.0 == col {
                 style = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
             }
-            buf.set_string(x, y, column_letter(col).to_string(), style);
+            buf.set_string(x, y, board::column_name(col), style);
         }
     }
 }
@@ -266,28 +208,20 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
 /// One seat's line: mark, who, and their state.
 fn seat_line(room: &RoomSnapshot, mark: Mark, mine: Option<Mark>) -> Line<'static> {
     let seat = room.seats.iter().find(|s| s.mark == mark);
+    let words = SeatWords::of(seat.map(|s| &s.occupant), mine == Some(mark));
     let mut spans = vec![Span::styled(format!("{mark} "), mark_style(mark))];
-    match seat.map(|s| &s.occupant) {
-        None | Some(Occupant::Empty) => {
-            spans.push(Span::styled("(empty)", Style::new().fg(Color::DarkGray)));
-        }
-        Some(Occupant::Human {
-            name, connected, ..
-        }) => {
-            spans.push(Span::raw(name.clone()));
-            if mine == Some(mark) {
-                spans.push(Span::raw(" (you)"));
-            }
-            if !connected {
-                spans.push(Span::styled(" offline", Style::new().fg(Color::Red)));
-            }
-        }
-        Some(Occupant::Ai { level, thinking }) => {
-            spans.push(Span::raw(format!("AI {level}")));
-            if *thinking {
-                spans.push(Span::styled(" thinking…", Style::new().fg(Color::Magenta)));
-            }
-        }
+    match words.who {
+        None => spans.push(Span::styled(EMPTY_SEAT, Style::new().fg(Color::DarkGray))),
+        Some(who) => spans.push(Span::raw(who)),
+    }
+    if words.you {
+        spans.push(Span::raw(" (you)"));
+    }
+    if words.offline {
+        spans.push(Span::styled(" offline", Style::new().fg(Color::Red)));
+    }
+    if words.thinking {
+        spans.push(Span::styled(" thinking…", Style::new().fg(Color::Magenta)));
     }
     if seat.is_some_and(|s| s.rematch) && room.status.is_over() {
         spans.push(Span::styled(" rematch✓", Style::new().fg(Color::Green)));
@@ -394,28 +328,12 @@ fn wrap_words(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// A seat in the room list: who sits there, `-` when nobody does.
 fn seat_summary(room: &RoomSummary, mark: Mark) -> String {
-    match room
-        .seats
-        .iter()
-        .find(|s| s.mark == mark)
-        .map(|s| &s.occupant)
-    {
-        None | Some(Occupant::Empty) => "-".to_owned(),
-        Some(Occupant::Human { name, .. }) => name.clone(),
-        Some(Occupant::Ai { level, .. }) => format!("AI {level}"),
-    }
-}
-
-/// A game status in a few words.
-pub fn status_word(status: &GameStatus) -> String {
-    match status {
-        GameStatus::Waiting => "waiting".to_owned(),
-        GameStatus::Playing { turn } => format!("{turn} to move"),
-        GameStatus::Won { winner, .. } => format!("{winner} won"),
-        GameStatus::Drawn => "drawn".to_owned(),
-        GameStatus::Resigned { winner } => format!("{winner} won"),
-    }
+    let seat = room.seats.iter().find(|s| s.mark == mark);
+    SeatWords::of(seat.map(|s| &s.occupant), false)
+        .who
+        .unwrap_or_else(|| "-".to_owned())
 }
 
 fn clip(text: &str, width: usize) -> String {
@@ -436,10 +354,10 @@ fn draw_lobby(buf: &mut Buffer, area: Rect, app: &App) {
         Constraint::Length(1),
     ])
     .areas(area);
-    let left = if app.server.is_empty() {
+    let left = if app.session.server.is_empty() {
         format!(" inarow lobby · {}", app.name)
     } else {
-        format!(" inarow lobby · {} on {}", app.name, app.server)
+        format!(" inarow lobby · {} on {}", app.name, app.session.server)
     };
     Paragraph::new(title_line(left, app, area.width)).render(title, buf);
 
@@ -469,10 +387,10 @@ fn draw_lobby(buf: &mut Buffer, area: Rect, app: &App) {
             if i == app.selected { "▸" } else { " " },
             clip(&room.id.0, 8),
             clip(&room.name, 16),
-            clip(&board::rules_label(&room.rules), 9),
+            clip(&words::rules_label(&room.rules), 9),
             clip(&seat_summary(room, Mark::X), 10),
             clip(&seat_summary(room, Mark::O), 10),
-            clip(&status_word(&room.status), 10),
+            clip(&words::status_phrase(&room.status), 10),
             room.spectators
         );
         let style = if i == app.selected {
@@ -538,25 +456,5 @@ mod tests {
         let moves: Vec<String> = ["b2", "a1", "c3"].iter().map(|s| (*s).to_owned()).collect();
         assert_eq!(numbered_moves(&moves), "1.b2 a1 2.c3");
         assert_eq!(wrap_words("1.b2 a1 2.c3", 7), vec!["1.b2 a1", "2.c3"]);
-    }
-
-    #[test]
-    fn cells_and_screen_positions_round_trip() {
-        let rules = Rules {
-            width: 15,
-            height: 15,
-            k: 5,
-            gravity: false,
-        };
-        let layout = game_layout(Rect::new(0, 0, 80, 24), &rules);
-        for (col, top) in [(0, 0), (14, 14), (7, 3)] {
-            let (x, y) = cell_origin(&layout, &rules, col, top);
-            assert_eq!(cell_at(&layout, &rules, x, y), Some((col, top)));
-            assert_eq!(cell_at(&layout, &rules, x + 1, y), Some((col, top)));
-        }
-        assert_eq!(cell_at(&layout, &rules, 0, 1), None);
-        let (x, y) = cell_origin(&layout, &rules, 14, 14);
-        assert_eq!(cell_at(&layout, &rules, x + 2, y), None);
-        assert_eq!(cell_at(&layout, &rules, x, y + 1), None);
     }
 }

@@ -1,8 +1,9 @@
 //! Render tests: the lobby and game screens drawn into a ratatui `TestBackend` buffer from
 //! hand-built snapshots, compared line by line, with the styles of the cells that matter.
 
-use inarow::app::{App, Event};
+use inarow::app::App;
 use inarow::cli::Startup;
+use inarow::event::Event;
 use inarow::net::NetEvent;
 use inarow::ui;
 use inarow_protocol::{

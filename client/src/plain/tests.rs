@@ -1,0 +1,276 @@
+//! Tests of plain mode's state machine: lines and server events in, text and frames out.
+
+use inarow_protocol::{ErrorCode, Mark, Rules, RulesSpec, SeatPlan, SeatRequest, ServerFrame};
+
+use super::*;
+use crate::board::tests::{C4, TTT, session, snapshot};
+use crate::words::status_text;
+
+fn welcomed(startup: Startup) -> (Plain, Step) {
+    let mut plain = Plain::new(startup);
+    let step = plain.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Welcome {
+        protocol: 1,
+        session: session(1),
+        token: "t".into(),
+        server: "s".into(),
+        resumed: false,
+    })));
+    (plain, step)
+}
+
+fn reply(plain: &mut Plain, step: &Step, message: ServerMessage) -> Step {
+    let id = step.send.last().and_then(|f| f.id.clone());
+    plain.on_net(NetEvent::Frame(ServerFrame { message, id }))
+}
+
+#[test]
+fn create_parses_seats_levels_and_rules() {
+    assert_eq!(
+        parse_create(&["tictactoe", "--ai", "O"]),
+        Ok(ClientMessage::CreateRoom {
+            name: None,
+            rules: RulesSpec::Preset("tictactoe".into()),
+            seats: SeatPlan {
+                x: SeatRequest::Me,
+                o: SeatRequest::Ai {
+                    level: Level::Perfect
+                }
+            },
+            private: false
+        })
+    );
+    assert_eq!(
+        parse_create(&["8x7k4g", "--ai", "X", "--level", "easy", "--private"]),
+        Ok(ClientMessage::CreateRoom {
+            name: None,
+            rules: RulesSpec::Custom(Rules {
+                width: 8,
+                height: 7,
+                k: 4,
+                gravity: true
+            }),
+            seats: SeatPlan {
+                x: SeatRequest::Ai { level: Level::Easy },
+                o: SeatRequest::Me
+            },
+            private: true
+        })
+    );
+    assert_eq!(
+        parse_create(&["connect4", "--as", "O"]),
+        Ok(ClientMessage::CreateRoom {
+            name: None,
+            rules: RulesSpec::Preset("connect4".into()),
+            seats: SeatPlan {
+                x: SeatRequest::Open,
+                o: SeatRequest::Me
+            },
+            private: false
+        })
+    );
+    assert!(parse_create(&[]).is_err());
+    assert!(parse_create(&["chess"]).is_err());
+    assert!(parse_create(&["tictactoe", "--ai"]).is_err());
+    assert!(parse_create(&["tictactoe", "--ai", "X", "--as", "X"]).is_err());
+    assert!(parse_create(&["tictactoe", "--bogus"]).is_err());
+}
+
+#[test]
+fn a_room_update_prints_board_seats_and_status() {
+    let mut snap = snapshot(
+        TTT,
+        &["...", ".O.", "X.."],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    snap.last_move = Some("b2".into());
+    assert_eq!(
+        snapshot_lines(&snap, Some(session(1))),
+        vec![
+            "room abcd2345 game 1 ply 2 tictactoe",
+            " 3 . . .",
+            " 2 . O .",
+            " 1 X . .",
+            "   a b c",
+            "seats: X=alice (you) O=AI perfect",
+            "last: b2",
+            "status: turn X (your move)",
+        ]
+    );
+    let won = snapshot(
+        TTT,
+        &["X..", ".X.", "..X"],
+        GameStatus::Won {
+            winner: Mark::X,
+            line: vec!["a3".into(), "b2".into(), "c1".into()],
+        },
+    );
+    assert_eq!(
+        status_text(&won, board::my_seat(&won, Some(session(2)))),
+        "status: won X line a3,b2,c1"
+    );
+}
+
+#[test]
+fn commands_become_messages_and_bad_ones_do_not() {
+    let (mut plain, step) = welcomed(Startup::Lobby);
+    assert_eq!(
+        step.lines,
+        vec![format!("connected session={} resumed=false", session(1))]
+    );
+    assert!(step.send.is_empty());
+    let step = plain.on_line("play b2");
+    assert!(step.send.is_empty());
+    assert!(step.lines[0].starts_with("error: input: not in a room"));
+    let step = plain.on_line("create tictactoe --ai O");
+    assert_eq!(step.send.len(), 1);
+    assert!(plain.awaiting_replies());
+    let snap = snapshot(
+        TTT,
+        &["...", "...", "..."],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let out = reply(
+        &mut plain,
+        &step,
+        ServerMessage::Room {
+            room: Box::new(snap),
+        },
+    );
+    assert_eq!(out.lines[0], "created abcd2345 invite=abcd2345");
+    assert!(!plain.awaiting_replies());
+    let step = plain.on_line("play B2");
+    assert_eq!(
+        step.send
+            .iter()
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>(),
+        vec![ClientMessage::Play {
+            room: RoomId::from("abcd2345"),
+            ply: 0,
+            mv: "b2".into()
+        }]
+    );
+    for junk in ["play z9", "play", "play b2 c3", "dance", "join", "create"] {
+        let step = plain.on_line(junk);
+        assert!(step.send.is_empty(), "{junk}");
+        assert!(step.lines[0].starts_with("error: input: "), "{junk}");
+    }
+    let step = plain.on_line("chat hello there");
+    assert_eq!(
+        step.send[0].message,
+        ClientMessage::Chat {
+            room: RoomId::from("abcd2345"),
+            text: "hello there".into()
+        }
+    );
+    let out = plain.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Error {
+        code: ErrorCode::NotYourTurn,
+        message: "wait".into(),
+    })));
+    assert_eq!(out.lines, vec!["error: not_your_turn: wait"]);
+    let step = plain.on_line("quit");
+    assert!(step.quit);
+    assert_eq!(
+        step.send
+            .iter()
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>(),
+        vec![ClientMessage::Leave {
+            room: RoomId::from("abcd2345")
+        }],
+        "quitting leaves the room first"
+    );
+    assert!(plain.awaiting_replies(), "and waits for `left`");
+}
+
+#[test]
+fn play_out_of_turn_waits_for_the_turn() {
+    let (mut plain, _) = welcomed(Startup::Lobby);
+    let step = plain.on_line("join abcd2345");
+    let theirs = snapshot(
+        TTT,
+        &["...", ".X.", "..."],
+        GameStatus::Playing { turn: Mark::O },
+    );
+    reply(
+        &mut plain,
+        &step,
+        ServerMessage::Room {
+            room: Box::new(theirs),
+        },
+    );
+    let step = plain.on_line("play a1");
+    assert!(step.send.is_empty());
+    assert_eq!(step.lines, vec!["notice: waiting for your turn"]);
+    assert!(plain.awaiting_replies());
+    assert_eq!(plain.release_held(), None);
+    let mut ours = snapshot(
+        TTT,
+        &["...", ".X.", "O.."],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    ours.ply = 2;
+    plain.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Room {
+        room: Box::new(ours),
+    })));
+    // a1 was taken meanwhile: the held move is refused locally, not sent.
+    let released = plain.release_held().expect("released on our turn");
+    assert!(released.send.is_empty());
+    assert_eq!(released.lines, vec!["error: input: a1 is already taken"]);
+    assert!(!plain.awaiting_replies());
+}
+
+#[test]
+fn gravity_play_sends_the_column() {
+    let (mut plain, _) = welcomed(Startup::Lobby);
+    let step = plain.on_line("join abcd2345");
+    let snap = snapshot(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", ".......", ".......",
+        ],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let out = reply(
+        &mut plain,
+        &step,
+        ServerMessage::Room {
+            room: Box::new(snap),
+        },
+    );
+    assert_eq!(out.lines[0], "joined abcd2345 as X");
+    let step = plain.on_line("play 4");
+    assert!(matches!(&step.send[0].message, ClientMessage::Play { mv, .. } if mv == "d"));
+}
+
+#[test]
+fn rooms_startup_lists_and_quits() {
+    let (mut plain, step) = welcomed(Startup::Rooms);
+    assert_eq!(step.send[0].message, ClientMessage::ListRooms {});
+    let out = reply(&mut plain, &step, ServerMessage::Rooms { rooms: vec![] });
+    assert_eq!(out.lines, vec!["rooms: 0"]);
+    assert!(out.quit);
+    assert!(!plain.awaiting_replies());
+}
+
+#[test]
+fn full_room_falls_back_to_watching() {
+    let (mut plain, _) = welcomed(Startup::Lobby);
+    let step = plain.on_line("join abcd2345");
+    let out = reply(
+        &mut plain,
+        &step,
+        ServerMessage::Error {
+            code: ErrorCode::RoomFull,
+            message: "full".into(),
+        },
+    );
+    assert_eq!(out.lines, vec!["notice: both seats are taken: watching"]);
+    assert_eq!(
+        out.send[0].message,
+        ClientMessage::Join {
+            room: RoomId::from("abcd2345"),
+            seat: None
+        }
+    );
+}

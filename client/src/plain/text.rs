@@ -1,0 +1,139 @@
+//! Plain mode's stable text: the help, the lines of a room update and of the room list,
+//! and the parsing of `create`'s arguments. Scripts read these lines, so their shape only
+//! changes on purpose; the words in them come from `words`, shared with the TUI.
+
+use inarow_protocol::{
+    ClientMessage, Level, Mark, RoomSnapshot, RoomSummary, SeatPlan, SeatRequest, SessionId,
+};
+
+use crate::board;
+use crate::words::{self, SeatWords, parse_level, parse_mark, parse_rules};
+
+/// The help text printed by `help`.
+pub const HELP: &str = "\
+commands:
+  rooms                          list the public rooms
+  create RULES [--ai X|O] [--level easy|medium|perfect] [--as X|O] [--private]
+                                 create a room; RULES: tictactoe, connect4, gomoku, or WxHkK[g]
+                                 (e.g. 5x5k4, 8x7k4g); without --ai the other seat is open
+  join CODE [X|O|any]            take a seat (any: the first free one, else watch)
+  watch ROOM                     watch a room
+  play MOVE                      place a stone: a cell like b2, or a column like d (gravity)
+  chat TEXT                      say something in the room
+  ai X|O [LEVEL|none]            seat an AI in an empty seat (none empties an AI seat)
+  rematch | resign | leave       the current room
+  board                          print the current room again
+  quit                           exit (after replies to commands already sent)
+  help                           this text";
+
+/// Parses the arguments of `create`.
+///
+/// # Errors
+/// A message saying what is wrong.
+pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
+    let mut args = args.iter();
+    let rules = parse_rules(
+        args.next()
+            .ok_or("usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private]")?,
+    )?;
+    let (mut ai, mut me, mut level, mut private) = (None, None, Level::Perfect, false);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        match *flag {
+            "--ai" => ai = Some(parse_mark(value()?)?),
+            "--as" => me = Some(parse_mark(value()?)?),
+            "--level" => level = parse_level(value()?)?,
+            "--private" => private = true,
+            other => return Err(format!("unknown option {other:?} for create")),
+        }
+    }
+    let me = me.unwrap_or_else(|| ai.map_or(Mark::X, Mark::other));
+    if ai == Some(me) {
+        return Err("--ai and --as name the same seat".to_owned());
+    }
+    let seat = |mark: Mark| {
+        if mark == me {
+            SeatRequest::Me
+        } else if ai == Some(mark) {
+            SeatRequest::Ai { level }
+        } else {
+            SeatRequest::Open
+        }
+    };
+    Ok(ClientMessage::CreateRoom {
+        name: None,
+        rules,
+        seats: SeatPlan {
+            x: seat(Mark::X),
+            o: seat(Mark::O),
+        },
+        private,
+    })
+}
+
+/// A room update as text: a header, the board with coordinates, seats, last move, status.
+pub fn snapshot_lines(room: &RoomSnapshot, me: Option<SessionId>) -> Vec<String> {
+    let mine = board::my_seat(room, me);
+    let mut lines = vec![format!(
+        "room {} game {} ply {} {}{}",
+        room.id,
+        room.game,
+        room.ply,
+        words::rules_label(&room.rules),
+        if room.private { " private" } else { "" }
+    )];
+    let height = room.rules.height;
+    for (i, row) in room.board.iter().enumerate() {
+        let cells: Vec<String> = row.chars().map(|c| c.to_string()).collect();
+        // Row numbers count from the bottom; a snapshot with more rows than its rules say
+        // is the server's mistake and gets no number rather than a panic.
+        let number = height
+            .checked_sub(i as u32)
+            .map_or_else(|| "?".to_owned(), |n| n.to_string());
+        lines.push(format!("{number:>2} {}", cells.join(" ")));
+    }
+    let letters: Vec<String> = (0..room.rules.width).map(board::column_name).collect();
+    lines.push(format!("   {}", letters.join(" ")));
+    let seats: Vec<String> = room
+        .seats
+        .iter()
+        .map(|s| {
+            let words = SeatWords::of(Some(&s.occupant), mine == Some(s.mark));
+            format!("{}={}", s.mark, words.plain())
+        })
+        .collect();
+    lines.push(format!("seats: {}", seats.join(" ")));
+    if !room.spectators.is_empty() {
+        lines.push(format!("watching: {}", room.spectators.join(", ")));
+    }
+    if let Some(last) = &room.last_move {
+        lines.push(format!("last: {last}"));
+    }
+    lines.push(words::status_text(room, mine));
+    lines
+}
+
+/// The answer to `rooms`: a count, then one line per room.
+pub fn rooms_lines(rooms: &[RoomSummary]) -> Vec<String> {
+    let mut lines = vec![format!("rooms: {}", rooms.len())];
+    for room in rooms {
+        let seat = |mark: Mark| {
+            let seat = room.seats.iter().find(|s| s.mark == mark);
+            // One token per seat: names with spaces would split the line's fields.
+            SeatWords::of(seat.map(|s| &s.occupant), false)
+                .plain()
+                .replace(' ', "_")
+        };
+        lines.push(format!(
+            "  {} {} {} X={} O={} spectators={} {}",
+            room.id,
+            words::rules_label(&room.rules),
+            words::status_token(&room.status),
+            seat(Mark::X),
+            seat(Mark::O),
+            room.spectators,
+            room.name
+        ));
+    }
+    lines
+}
