@@ -8,10 +8,9 @@ use std::time::Duration;
 
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use inarow_engine::Rules;
 use inarow_protocol::{
     ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, RoomId,
-    RulesSpec, SeatRequest, ServerFrame, ServerMessage, SessionId, decode_client, encode,
+    ServerFrame, ServerMessage, SessionId, decode_client, encode,
 };
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
@@ -22,9 +21,11 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 
-use crate::peer::{Kick, Peer};
+use crate::peer::{Attachment, Kick, Peer};
 use crate::rate::{RateLimiter, RateVerdict};
-use crate::room::{self, Member, Refusal, Request, RoomSpec};
+use crate::refusal::Refusal;
+use crate::room::{self, Member, Request};
+use crate::room_spec::{CreateRoom, RoomSpec};
 use crate::state::ServerState;
 use crate::text;
 
@@ -123,8 +124,8 @@ pub(crate) async fn serve(
     let conn_id = state.next_conn_id();
     let kick = Arc::new(Kick::default());
     let mut conn = Connection {
-        // Attachment 0 until `hello` gives it a real one; rooms never see it before.
-        peer: Peer::new(0, outbound, kick.clone()),
+        // No attachment until `hello` gives one; rooms never see it before.
+        peer: Peer::new(Attachment::NONE, outbound, kick.clone()),
         limiter: RateLimiter::new(
             config.rate_per_second,
             config.rate_burst,
@@ -473,8 +474,19 @@ impl Connection {
                 seats,
                 private,
             } => {
-                match self.room_spec(name, rules, seats, private) {
-                    Ok(spec) => match room::open(&state, spec, self.member(session), id.clone()) {
+                let request = CreateRoom {
+                    name,
+                    rules,
+                    seats,
+                    private,
+                };
+                match RoomSpec::try_from_request(request, &self.name, state.config.max_name_chars) {
+                    Ok(spec) => match room::open(
+                        &state.room_context(),
+                        spec,
+                        self.member(session),
+                        id.clone(),
+                    ) {
                         Ok(room) => state.sessions.enter(session, &room),
                         Err(refusal) => self.refuse(id, refusal),
                     },
@@ -482,10 +494,7 @@ impl Connection {
                 }
                 return None;
             }
-            ClientMessage::Join { room, seat } => {
-                let member = self.member(session);
-                (room, Request::Join { member, seat })
-            }
+            ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
             ClientMessage::Leave { room } => (room, Request::Leave),
             ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
             ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
@@ -505,7 +514,10 @@ impl Connection {
             Request::Leave => Some(false),
             _ => None,
         };
-        match handle.request(session, id.clone(), request).await {
+        match handle
+            .request(self.member(session), id.clone(), request)
+            .await
+        {
             Ok(()) => match membership {
                 Some(true) => state.sessions.enter(session, &room),
                 Some(false) => {
@@ -579,44 +591,6 @@ impl Connection {
         None
     }
 
-    fn room_spec(
-        &self,
-        name: Option<String>,
-        rules: RulesSpec,
-        seats: inarow_protocol::SeatPlan,
-        private: bool,
-    ) -> Result<RoomSpec, Refusal> {
-        let rules = match rules {
-            RulesSpec::Preset(preset) => Rules::preset(&preset).ok_or_else(|| {
-                Refusal::new(
-                    ErrorCode::InvalidRules,
-                    format!("unknown preset {preset:?}: use tictactoe, connect4 or gomoku"),
-                )
-            })?,
-            RulesSpec::Custom(r) => Rules::new(r.width, r.height, r.k, r.gravity)
-                .map_err(|e| Refusal::new(ErrorCode::InvalidRules, e.to_string()))?,
-        };
-        if seats.x == SeatRequest::Me && seats.o == SeatRequest::Me {
-            return Err(Refusal::new(
-                ErrorCode::BadRequest,
-                "one person holds at most one seat of a room",
-            ));
-        }
-        // Room names may be longer than people's names: "<name>'s room" must fit.
-        let max_room_name = self.state.config.max_name_chars.saturating_mul(2);
-        let name = match name {
-            Some(name) => text::display_name(&name, max_room_name)
-                .map_err(|m| Refusal::new(ErrorCode::InvalidName, format!("room name: {m}")))?,
-            None => format!("{}'s room", self.name),
-        };
-        Ok(RoomSpec {
-            name,
-            rules,
-            seats,
-            private,
-        })
-    }
-
     /// Detaches the session from this connection: its rooms hold its seats and drop its
     /// spectator places, and the grace period starts (unless a newer connection took the
     /// session over).
@@ -627,7 +601,7 @@ impl Connection {
             // Rooms and sessions are going away with the server: nothing to hold.
             return;
         }
-        let attachment = self.peer.conn_id;
+        let attachment = self.peer.attachment;
         let grace = state.sessions.detach(session, attachment);
         for room in state.sessions.rooms(session) {
             if let Some(handle) = state.lobby.get(&room) {
