@@ -6,14 +6,14 @@
 //! [`Config`]. Inside:
 //!
 //! - `listener` accepts sockets under the connection limit and spawns one task each;
-//! - `connection` is that task: handshake, frames, deadlines, close codes, and what its
-//!   messages mean (`hello`, lobby, room requests);
+//! - `connection` is that task's transport (handshake, frames, deadlines, close codes)
+//!   and `dispatch` what its messages mean (`hello`, lobby, room requests);
 //! - `room` runs one actor task per room around a plain state machine (`room::table`),
 //!   with AI searches on the blocking pool behind a semaphore (`ai_worker`);
 //! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
 //!   `state` what all tasks share.
 //!
-//! Imports run one way: `connection` → `state` → `room` → `lobby`,
+//! Imports run one way: `connection` → `dispatch` → `state` → `room` → `lobby`,
 //! `ai_worker` and the leaves (`peer`, `refusal`, `room_spec`, `snapshot`, `text`).
 //! A room sees the server only through `room::Context`.
 
@@ -22,6 +22,7 @@
 mod ai_worker;
 mod config;
 mod connection;
+mod dispatch;
 mod listener;
 mod lobby;
 mod peer;
