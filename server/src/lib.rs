@@ -2,21 +2,34 @@
 //! k-in-a-row games over WebSocket, with spectators, chat and reconnection.
 //!
 //! [`run`] serves a bound listener until a cancellation token fires; the `inarow-server`
-//! binary only parses flags, sets up logging and binds. Inside: one task per connection
-//! (`connection`), one actor task per room (`room`), AI searches on the blocking pool
-//! behind a semaphore (`ai_worker`), and a registry of sessions with resume tokens
-//! (`session`). Every limit is a field of [`Config`].
+//! binary only parses flags, sets up logging and binds. Every limit is a field of
+//! [`Config`]. Inside:
+//!
+//! - `listener` accepts sockets under the connection limit and spawns one task each;
+//! - `connection` is that task's transport (handshake, frames, deadlines, close codes)
+//!   and `dispatch` what its messages mean (`hello`, lobby, room requests);
+//! - `room` runs one actor task per room around a plain state machine (`room::table`),
+//!   with AI searches on the blocking pool behind a semaphore (`ai_worker`);
+//! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
+//!   `state` what all tasks share.
+//!
+//! Imports run one way: `connection` → `dispatch` → `state` → `room` → `lobby`,
+//! `ai_worker` and the leaves (`peer`, `refusal`, `room_spec`, `snapshot`, `text`).
+//! A room sees the server only through `room::Context`.
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod ai_worker;
 mod config;
 mod connection;
+mod dispatch;
 mod listener;
 mod lobby;
 mod peer;
 mod rate;
+mod refusal;
 mod room;
+mod room_spec;
 mod session;
 mod snapshot;
 mod state;

@@ -1,4 +1,7 @@
 //! The room directory: which rooms exist, their handles, and the public rooms' listings.
+//!
+//! Generic over the handle type so that it knows nothing of rooms: rooms publish into
+//! the directory, the directory never calls a room.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -6,8 +9,6 @@ use std::sync::Mutex;
 use inarow_protocol::{RoomId, RoomSummary};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-use crate::room::RoomHandle;
 
 /// Room id characters: lower case letters and digits without the easily confused
 /// `i`, `l`, `o`, `0` and `1`, since an id is also an invite code read out loud.
@@ -17,30 +18,31 @@ const ID_LEN: usize = 8;
 
 /// The directory of open rooms. A `std::sync::Mutex` suffices: every critical section is
 /// a map operation, and none spans an `.await`.
-pub(crate) struct Lobby {
+pub(crate) struct Lobby<H> {
     max_rooms: usize,
-    inner: Mutex<Directory>,
+    inner: Mutex<Directory<H>>,
 }
 
-struct Directory {
-    rooms: HashMap<RoomId, Listing>,
+struct Directory<H> {
+    rooms: HashMap<RoomId, Listing<H>>,
     rng: StdRng,
 }
 
-struct Listing {
-    handle: RoomHandle,
+struct Listing<H> {
+    handle: H,
     /// The latest summary of a public room; `None` for a private one (or before its first
     /// snapshot).
     summary: Option<RoomSummary>,
 }
 
 /// The directory holds `max_rooms` rooms already.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("the directory holds its limit of rooms")]
 pub(crate) struct TooManyRooms;
 
-impl Lobby {
+impl<H: Clone> Lobby<H> {
     /// An empty directory that admits at most `max_rooms` rooms.
-    pub(crate) fn new(max_rooms: usize) -> Lobby {
+    pub(crate) fn new(max_rooms: usize) -> Lobby<H> {
         Lobby {
             max_rooms,
             inner: Mutex::new(Directory {
@@ -50,7 +52,7 @@ impl Lobby {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Directory> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Directory<H>> {
         // A panic while holding the lock cannot leave the map inconsistent (each critical
         // section is a single map call), so a poisoned lock is still usable.
         self.inner
@@ -59,10 +61,7 @@ impl Lobby {
     }
 
     /// Registers a new room under a fresh unique id; `make` builds its handle for that id.
-    pub(crate) fn register(
-        &self,
-        make: impl FnOnce(RoomId) -> RoomHandle,
-    ) -> Result<RoomHandle, TooManyRooms> {
+    pub(crate) fn register(&self, make: impl FnOnce(RoomId) -> H) -> Result<H, TooManyRooms> {
         let mut dir = self.lock();
         if dir.rooms.len() >= self.max_rooms {
             return Err(TooManyRooms);
@@ -88,7 +87,7 @@ impl Lobby {
     }
 
     /// The handle of a room, if it is open.
-    pub(crate) fn get(&self, id: &RoomId) -> Option<RoomHandle> {
+    pub(crate) fn get(&self, id: &RoomId) -> Option<H> {
         self.lock().rooms.get(id).map(|l| l.handle.clone())
     }
 

@@ -1,6 +1,7 @@
 //! `inarow-server`: runs the inarow game server. Flags (or `INAROW_*` environment
 //! variables) set the limits; Ctrl-C or SIGTERM shuts it down within a few seconds.
 
+use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -106,7 +107,12 @@ fn main() -> anyhow::Result<()> {
     let filter = EnvFilter::try_from_default_env()
         .or_else(|_| EnvFilter::try_new(&args.log))
         .with_context(|| format!("bad log filter {:?}", args.log))?;
-    tracing_subscriber::fmt().with_env_filter(filter).init();
+    // `fmt()` writes to stdout: colour only when stdout is a terminal, so a log file
+    // redirected from it holds plain text rather than escape sequences.
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stdout().is_terminal())
+        .init();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

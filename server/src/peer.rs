@@ -11,14 +11,15 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Default)]
 pub(crate) struct Kick {
     reason: OnceLock<ByeReason>,
-    token: CancellationToken,
+    /// Cancelled by the kick; the connection's loop waits on it.
+    kicked: CancellationToken,
 }
 
 impl Kick {
     /// Asks the connection to say `bye` with `reason` and close.
     pub(crate) fn kick(&self, reason: ByeReason) {
         let _ = self.reason.set(reason);
-        self.token.cancel();
+        self.kicked.cancel();
     }
 
     /// The reason given, once kicked.
@@ -28,7 +29,7 @@ impl Kick {
 
     /// Completes when the connection has been kicked.
     pub(crate) async fn kicked(&self) {
-        self.token.cancelled().await;
+        self.kicked.cancelled().await;
     }
 }
 
@@ -41,31 +42,45 @@ pub(crate) enum Undelivered {
     Gone,
 }
 
+/// Which attachment of its session a connection is: each `hello` gets a larger number
+/// than the one before, so a room or the session registry can tell the newest connection
+/// of a session from a stale one. Not a connection id: one connection keeps its id for
+/// life, while its attachment is given by `hello`.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Attachment(pub(crate) u64);
+
+impl Attachment {
+    /// The attachment of a connection that has not said `hello`; rooms never see it.
+    pub(crate) const NONE: Attachment = Attachment(0);
+}
+
 /// A cloneable handle on one connection's outbound queue.
 #[derive(Debug, Clone)]
 pub(crate) struct Peer {
-    /// Which attachment of its session this connection is: each `hello` gets a larger
-    /// number than the one before, so a room can tell the newest connection of a session
-    /// from a stale one (0 before `hello`).
-    pub(crate) conn_id: u64,
+    /// The connection's attachment to its session.
+    pub(crate) attachment: Attachment,
     outbound: mpsc::Sender<Message>,
     kick: Arc<Kick>,
 }
 
 impl Peer {
     /// A handle on a connection's queue and kick switch.
-    pub(crate) fn new(conn_id: u64, outbound: mpsc::Sender<Message>, kick: Arc<Kick>) -> Peer {
+    pub(crate) fn new(
+        attachment: Attachment,
+        outbound: mpsc::Sender<Message>,
+        kick: Arc<Kick>,
+    ) -> Peer {
         Peer {
-            conn_id,
+            attachment,
             outbound,
             kick,
         }
     }
 
-    /// The same connection under another attachment number.
-    pub(crate) fn reissued(&self, conn_id: u64) -> Peer {
+    /// The same connection under another attachment.
+    pub(crate) fn reissued(&self, attachment: Attachment) -> Peer {
         Peer {
-            conn_id,
+            attachment,
             ..self.clone()
         }
     }

@@ -8,7 +8,7 @@ use inarow_protocol::{RoomId, SessionId};
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::peer::Kick;
+use crate::peer::{Attachment, Kick};
 
 /// All sessions, live or within their grace period.
 #[derive(Default)]
@@ -20,14 +20,14 @@ pub(crate) struct Sessions {
 struct Registry {
     by_id: HashMap<SessionId, Entry>,
     by_token: HashMap<String, SessionId>,
-    /// The last attachment number given out.
-    attachments: u64,
+    /// The last attachment given out.
+    last_attachment: Attachment,
 }
 
 struct Entry {
     token: String,
     /// The connection serving the session, if any, and its kick switch.
-    attached: Option<(u64, Arc<Kick>)>,
+    attached: Option<(Attachment, Arc<Kick>)>,
     /// Rooms the session entered; may list a room that has since closed or dropped it
     /// (rooms are asked, and the list corrected, on resume).
     rooms: BTreeSet<RoomId>,
@@ -43,8 +43,8 @@ pub(crate) struct Opened {
     pub(crate) token: String,
     /// Whether an earlier session was resumed.
     pub(crate) resumed: bool,
-    /// The attachment number of the connection, larger than any earlier one's.
-    pub(crate) attachment: u64,
+    /// The attachment of the connection, larger than any earlier one's.
+    pub(crate) attachment: Attachment,
     /// The rooms of a resumed session.
     pub(crate) rooms: Vec<RoomId>,
     /// The connection that served the session until now, to be told `bye replaced`.
@@ -61,23 +61,26 @@ impl Sessions {
 
     /// Resumes the session named by `token` if it is live or within its grace, otherwise
     /// opens a new one; either way the calling connection is attached to it under a
-    /// fresh attachment number (given out under the lock, so numbers follow attach order).
+    /// fresh attachment (given out under the lock, so attachments follow attach order).
     pub(crate) fn open(&self, token: Option<&str>, kick: Arc<Kick>) -> Opened {
         let mut reg = self.lock();
-        reg.attachments += 1;
-        let conn_id = reg.attachments;
+        reg.last_attachment = Attachment(reg.last_attachment.0 + 1);
+        let attachment = reg.last_attachment;
         if let Some(session) = token.and_then(|t| reg.by_token.get(t).copied())
             && let Some(entry) = reg.by_id.get_mut(&session)
         {
             if let Some(grace) = entry.grace.take() {
                 grace.cancel();
             }
-            let replaced = entry.attached.replace((conn_id, kick)).map(|(_, old)| old);
+            let replaced = entry
+                .attached
+                .replace((attachment, kick))
+                .map(|(_, old)| old);
             return Opened {
                 session,
                 token: entry.token.clone(),
                 resumed: true,
-                attachment: conn_id,
+                attachment,
                 rooms: entry.rooms.iter().cloned().collect(),
                 replaced,
             };
@@ -89,7 +92,7 @@ impl Sessions {
             session,
             Entry {
                 token: token.clone(),
-                attached: Some((conn_id, kick)),
+                attached: Some((attachment, kick)),
                 rooms: BTreeSet::new(),
                 grace: None,
             },
@@ -98,19 +101,23 @@ impl Sessions {
             session,
             token,
             resumed: false,
-            attachment: conn_id,
+            attachment,
             rooms: Vec::new(),
             replaced: None,
         }
     }
 
-    /// Detaches attachment `conn_id` from `session`. When it was the one attached, the
-    /// grace period starts: the returned token is cancelled if the session is resumed.
-    pub(crate) fn detach(&self, session: SessionId, conn_id: u64) -> Option<CancellationToken> {
+    /// Detaches `attachment` from `session`. When it was the one attached, the grace
+    /// period starts: the returned token is cancelled if the session is resumed.
+    pub(crate) fn detach(
+        &self,
+        session: SessionId,
+        attachment: Attachment,
+    ) -> Option<CancellationToken> {
         let mut reg = self.lock();
         let entry = reg.by_id.get_mut(&session)?;
         match entry.attached {
-            Some((id, _)) if id == conn_id => {
+            Some((id, _)) if id == attachment => {
                 entry.attached = None;
                 let grace = CancellationToken::new();
                 entry.grace = Some(grace.clone());

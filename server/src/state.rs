@@ -1,50 +1,68 @@
-//! What every task of one running server shares: the config, the lobby, the sessions,
-//! the AI semaphore and the shutdown machinery.
+//! What every task of one running server shares: the config, the room directory, the
+//! sessions, the AI pool and the shutdown machinery.
+//!
+//! Connections hold the whole of it; a room gets only its narrow [`room::Context`], so
+//! the dependency runs one way: `state` knows rooms, rooms do not know `state`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::ai_worker::AiPool;
 use crate::config::Config;
 use crate::lobby::Lobby;
+use crate::room::{self, Directory};
 use crate::session::Sessions;
 
-/// Shared by the listener, every connection and every room of one server.
+/// Shared by the listener, every connection and (through [`room::Context`]) every room
+/// of one server.
 pub(crate) struct ServerState {
     /// Limits and timings.
-    pub(crate) config: Config,
+    pub(crate) config: Arc<Config>,
     /// Open rooms.
-    pub(crate) lobby: Lobby,
+    pub(crate) lobby: Arc<Directory>,
     /// Live and held sessions.
     pub(crate) sessions: Sessions,
-    /// One permit per AI search allowed to run at once.
-    pub(crate) ai_slots: Arc<Semaphore>,
+    /// Where AI moves are computed, at most `ai_threads` at once.
+    pub(crate) ai: AiPool,
     /// Every task of the server, so shutdown can wait for them.
     pub(crate) tracker: TaskTracker,
     /// Cancelled when the server shuts down; tasks take child tokens of it.
     pub(crate) shutdown: CancellationToken,
+    /// The id of the next connection, for the logs.
     next_conn_id: AtomicU64,
 }
 
 impl ServerState {
     /// The state of a server that starts now.
     pub(crate) fn new(config: Config, shutdown: CancellationToken) -> ServerState {
+        let tracker = TaskTracker::new();
         ServerState {
-            lobby: Lobby::new(config.max_rooms),
+            lobby: Arc::new(Lobby::new(config.max_rooms)),
             sessions: Sessions::default(),
-            ai_slots: Arc::new(Semaphore::new(config.ai_threads.max(1))),
-            tracker: TaskTracker::new(),
+            ai: AiPool::new(config.ai_threads, tracker.clone()),
+            tracker,
             shutdown,
             next_conn_id: AtomicU64::new(1),
-            config,
+            config: Arc::new(config),
         }
     }
 
-    /// A number naming a new connection, unique for this server.
+    /// A number naming a new connection in the logs, unique for this server.
     pub(crate) fn next_conn_id(&self) -> u64 {
         self.next_conn_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// What a room needs of the server.
+    pub(crate) fn room_context(&self) -> room::Context {
+        room::Context {
+            config: self.config.clone(),
+            lobby: self.lobby.clone(),
+            ai: self.ai.clone(),
+            tracker: self.tracker.clone(),
+            shutdown: self.shutdown.clone(),
+        }
     }
 }

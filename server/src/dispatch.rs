@@ -1,0 +1,353 @@
+//! Dispatch: what one connection's messages mean. Rate limits and decodes each data
+//! frame, answers `hello`, the lobby and room creation itself, hands room requests to the
+//! room's actor, and releases the session when the connection ends.
+//!
+//! It knows messages, not sockets: the transport (`connection`) gives it frames and
+//! closes the connection when it returns a [`Bye`].
+
+use std::sync::Arc;
+
+use inarow_protocol::{
+    ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, RoomId,
+    ServerMessage, SessionId, decode_client,
+};
+use tracing::Instrument;
+
+use crate::peer::{Kick, Peer};
+use crate::rate::{RateLimiter, RateVerdict};
+use crate::refusal::Refusal;
+use crate::room::{self, Member, Request};
+use crate::room_spec::{CreateRoom, RoomSpec};
+use crate::state::ServerState;
+use crate::text;
+
+/// What the server announces as itself in `welcome`.
+const SERVER_NAME: &str = concat!("inarow-server ", env!("CARGO_PKG_VERSION"));
+
+/// The server's last words to a connection, before it closes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Bye {
+    /// Why, for programs.
+    pub(crate) reason: ByeReason,
+    /// Why, for people.
+    pub(crate) message: String,
+}
+
+impl Bye {
+    /// A `bye` with `reason` and `message`.
+    pub(crate) fn new(reason: ByeReason, message: impl Into<String>) -> Bye {
+        Bye {
+            reason,
+            message: message.into(),
+        }
+    }
+}
+
+/// The meaning side of one connection: its session, once `hello` opened one, and what
+/// it may still send.
+pub(crate) struct Handler {
+    state: Arc<ServerState>,
+    /// The connection's outbound queue, under the session's attachment once attached.
+    peer: Peer,
+    /// The connection's kick switch, which the session registry holds so that a resume
+    /// on another connection can close this one.
+    kick: Arc<Kick>,
+    limiter: RateLimiter,
+    /// Set by `hello`.
+    session: Option<SessionId>,
+    /// The display name given in `hello`.
+    name: String,
+}
+
+impl Handler {
+    /// The handler of a connection that has not said `hello` yet.
+    pub(crate) fn new(state: Arc<ServerState>, peer: Peer, kick: Arc<Kick>) -> Handler {
+        let config = &state.config;
+        let limiter = RateLimiter::new(
+            config.rate_per_second,
+            config.rate_burst,
+            config.rate_strikes.max(1),
+            std::time::Instant::now(),
+        );
+        Handler {
+            state,
+            peer,
+            kick,
+            limiter,
+            session: None,
+            name: String::new(),
+        }
+    }
+
+    /// Whether `hello` has opened a session.
+    pub(crate) fn has_session(&self) -> bool {
+        self.session.is_some()
+    }
+
+    /// Handles one data frame (`None` for a binary one); a `Bye` closes the connection.
+    pub(crate) async fn on_frame(&mut self, text: Option<&str>) -> Option<Bye> {
+        let decoded = text.map(decode_client);
+        let verdict = self.limiter.check(std::time::Instant::now());
+        if verdict != RateVerdict::Pass {
+            let id = match &decoded {
+                Some(Ok(frame)) => frame.id.clone(),
+                Some(Err(e)) => e.id.clone(),
+                None => None,
+            };
+            self.error(
+                id,
+                ErrorCode::RateLimited,
+                format!(
+                    "more than {} messages a second: message dropped",
+                    self.state.config.rate_per_second
+                ),
+            );
+            return (verdict == RateVerdict::Exceeded).then(|| {
+                Bye::new(
+                    ByeReason::RateLimited,
+                    "too many messages after being rate limited",
+                )
+            });
+        }
+        match decoded {
+            None => {
+                self.error(
+                    None,
+                    ErrorCode::BadRequest,
+                    "binary frames are not part of the protocol: send JSON text",
+                );
+                None
+            }
+            Some(Err(e)) => {
+                self.error(e.id, ErrorCode::BadRequest, e.message);
+                None
+            }
+            Some(Ok(frame)) => self.dispatch(frame).await,
+        }
+    }
+
+    /// Queues a frame for this connection.
+    fn send(&self, message: ServerMessage, id: Option<RequestId>) {
+        // A full queue kicks this connection as too slow; the transport sees the kick.
+        let _ = self.peer.send(message, id);
+    }
+
+    fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+        self.send(
+            ServerMessage::Error {
+                code,
+                message: message.into(),
+            },
+            id,
+        );
+    }
+
+    fn refuse(&self, id: Option<RequestId>, refusal: Refusal) {
+        self.error(id, refusal.code, refusal.message);
+    }
+
+    fn member(&self, session: SessionId) -> Member {
+        Member {
+            session,
+            name: self.name.clone(),
+            peer: self.peer.clone(),
+        }
+    }
+
+    async fn dispatch(&mut self, frame: ClientFrame) -> Option<Bye> {
+        let ClientFrame { message, id } = frame;
+        let Some(session) = self.session else {
+            if let ClientMessage::Hello {
+                protocol,
+                name,
+                token,
+            } = message
+            {
+                return self.hello(protocol, &name, token.as_deref(), id).await;
+            }
+            self.error(id, ErrorCode::BadRequest, "say hello first");
+            return None;
+        };
+        let (room, request) = match message {
+            ClientMessage::Hello { .. } => {
+                self.error(id, ErrorCode::BadRequest, "hello was already said");
+                return None;
+            }
+            ClientMessage::ListRooms {} => {
+                let rooms = self.state.lobby.list();
+                self.send(ServerMessage::Rooms { rooms }, id);
+                return None;
+            }
+            ClientMessage::CreateRoom {
+                name,
+                rules,
+                seats,
+                private,
+            } => {
+                let request = CreateRoom {
+                    name,
+                    rules,
+                    seats,
+                    private,
+                };
+                if let Err(refusal) = self.create_room(session, request, id.clone()) {
+                    self.refuse(id, refusal);
+                }
+                return None;
+            }
+            ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
+            ClientMessage::Leave { room } => (room, Request::Leave),
+            ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
+            ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
+            ClientMessage::Resign { room } => (room, Request::Resign),
+            ClientMessage::Rematch { room } => (room, Request::Rematch),
+            ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
+        };
+        self.room_request(session, room, id, request).await;
+        None
+    }
+
+    /// Validates a `create_room` and opens the room; the room answers the creator.
+    fn create_room(
+        &self,
+        session: SessionId,
+        request: CreateRoom,
+        id: Option<RequestId>,
+    ) -> Result<(), Refusal> {
+        let spec =
+            RoomSpec::try_from_request(request, &self.name, self.state.config.max_name_chars)?;
+        let context = self.state.room_context();
+        let room = room::open(&context, spec, self.member(session), id)?;
+        self.state.sessions.enter(session, &room);
+        Ok(())
+    }
+
+    /// Hands a request to its room and keeps the session's list of rooms up to date.
+    async fn room_request(
+        &self,
+        session: SessionId,
+        room: RoomId,
+        id: Option<RequestId>,
+        request: Request,
+    ) {
+        let state = &self.state;
+        // Invite codes are read out and typed: accept them in any case, with stray spaces.
+        let room = RoomId(room.0.trim().to_ascii_lowercase());
+        let Some(handle) = state.lobby.get(&room) else {
+            state.sessions.exit(session, &room);
+            self.refuse(id, Refusal::unknown_room(&room));
+            return;
+        };
+        let membership = match &request {
+            Request::Join { .. } => Some(true),
+            Request::Leave => Some(false),
+            _ => None,
+        };
+        match handle
+            .request(self.member(session), id.clone(), request)
+            .await
+        {
+            Ok(()) => match membership {
+                Some(true) => state.sessions.enter(session, &room),
+                Some(false) => {
+                    state.sessions.exit(session, &room);
+                    self.send(ServerMessage::Left { room }, id);
+                }
+                None => {}
+            },
+            Err(refusal) => self.refuse(id, refusal),
+        }
+    }
+
+    async fn hello(
+        &mut self,
+        protocol: u32,
+        name: &str,
+        token: Option<&str>,
+        id: Option<RequestId>,
+    ) -> Option<Bye> {
+        if protocol != PROTOCOL_VERSION {
+            let message = format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}");
+            self.error(id, ErrorCode::UnsupportedProtocol, message.clone());
+            return Some(Bye::new(ByeReason::UnsupportedProtocol, message));
+        }
+        let name = match text::display_name(name, self.state.config.max_name_chars) {
+            Ok(name) => name,
+            Err(message) => {
+                self.error(id, ErrorCode::InvalidName, message);
+                return None;
+            }
+        };
+        let state = self.state.clone();
+        let opened = state.sessions.open(token, self.kick.clone());
+        self.peer = self.peer.reissued(opened.attachment);
+        if let Some(old) = &opened.replaced {
+            old.kick(ByeReason::Replaced);
+        }
+        self.session = Some(opened.session);
+        self.name = name;
+        // The connection's span names the session from now on.
+        tracing::Span::current().record("session", tracing::field::display(opened.session));
+        tracing::info!(resumed = opened.resumed, "session opened");
+        self.send(
+            ServerMessage::Welcome {
+                protocol: PROTOCOL_VERSION,
+                session: opened.session,
+                token: opened.token,
+                server: SERVER_NAME.to_owned(),
+                resumed: opened.resumed,
+            },
+            id,
+        );
+        for room in opened.rooms {
+            let present = match state.lobby.get(&room) {
+                Some(handle) => handle.resume(self.member(opened.session)).await,
+                None => false,
+            };
+            if !present {
+                state.sessions.exit(opened.session, &room);
+            }
+        }
+        None
+    }
+
+    /// Detaches the session from this connection: its rooms hold its seats and drop its
+    /// spectator places, and the grace period starts (unless a newer connection took the
+    /// session over).
+    pub(crate) async fn release_session(&self) {
+        let Some(session) = self.session else { return };
+        let state = &self.state;
+        if state.shutdown.is_cancelled() {
+            // Rooms and sessions are going away with the server: nothing to hold.
+            return;
+        }
+        let attachment = self.peer.attachment;
+        let grace = state.sessions.detach(session, attachment);
+        for room in state.sessions.rooms(session) {
+            if let Some(handle) = state.lobby.get(&room) {
+                handle.detach(session, attachment).await;
+            }
+        }
+        let Some(grace) = grace else { return };
+        let state = state.clone();
+        let expiry = async move {
+            tokio::select! {
+                () = tokio::time::sleep(state.config.reconnect_grace) => {}
+                () = grace.cancelled() => return,
+                () = state.shutdown.cancelled() => return,
+            }
+            let Some(rooms) = state.sessions.expire(session, &grace) else {
+                return;
+            };
+            tracing::debug!("session expired");
+            for room in rooms {
+                if let Some(handle) = state.lobby.get(&room) {
+                    handle.expire(session).await;
+                }
+            }
+        };
+        self.state
+            .tracker
+            .spawn(expiry.instrument(tracing::Span::current()));
+    }
+}

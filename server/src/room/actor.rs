@@ -1,0 +1,293 @@
+//! The room actor: the task that owns a room's [`Table`], feeds it commands and AI
+//! answers, starts and cancels the AI jobs it asks for, and fans out what changed.
+//!
+//! Every change is followed by one snapshot to everyone in the room, built and sent by
+//! the actor itself, so everybody sees the same events in the same order.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use inarow_protocol::{RequestId, RoomId, ServerMessage, SessionId};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::fanout::Audience;
+use super::table::{AiAnswer, Outcome, Table};
+use super::{Command, Context, Member};
+use crate::ai_worker::{AiDone, AiJob, JobId};
+use crate::room_spec::RoomSpec;
+use crate::snapshot;
+
+/// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
+/// slots cover the cancelled ones still finishing.
+const AI_ANSWERS: usize = 4;
+
+/// A requester and the id its answer carries.
+type Requester = Option<(SessionId, Option<RequestId>)>;
+
+/// The actor: owns everything about one room.
+pub(super) struct RoomActor {
+    table: Table,
+    /// The connections of the members the table counts as connected.
+    audience: Audience,
+    /// The AI job running for the room and the flag that cancels its search.
+    running_ai: Option<(JobId, Arc<AtomicBool>)>,
+    ai_done_tx: mpsc::Sender<AiDone>,
+    ai_done_rx: mpsc::Receiver<AiDone>,
+    /// Since when nobody connected has been in the room.
+    deserted_since: Option<Instant>,
+    /// Cancelled when the server shuts down.
+    shutdown: CancellationToken,
+    /// The first snapshot goes to the creator, carrying its request's id.
+    creator: SessionId,
+    context: Context,
+}
+
+impl RoomActor {
+    /// The actor of a new room; it does nothing until [`RoomActor::run`].
+    pub(super) fn new(id: RoomId, spec: RoomSpec, creator: Member, context: Context) -> RoomActor {
+        let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
+        let table = Table::new(id, spec, creator.arrival(), context.config.max_chat_chars);
+        let mut audience = Audience::default();
+        audience.sync(&table, Some(&creator));
+        RoomActor {
+            table,
+            audience,
+            running_ai: None,
+            ai_done_tx,
+            ai_done_rx,
+            deserted_since: None,
+            shutdown: context.shutdown.child_token(),
+            creator: creator.session,
+            context,
+        }
+    }
+
+    /// Logs the opening of the room (in the caller's span, which names the room).
+    pub(super) fn log_opened(&self) {
+        tracing::info!(
+            creator = %self.creator,
+            name = %self.table.name(),
+            private = self.table.private(),
+            "room opened"
+        );
+    }
+
+    /// Serves the room until it is deserted for too long or the server shuts down; then
+    /// cancels AI work and leaves the lobby.
+    pub(super) async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        first_id: Option<RequestId>,
+    ) {
+        self.after_change(Some((self.creator, first_id)));
+        let reason = loop {
+            self.note_desertion();
+            let deadline = self
+                .deserted_since
+                .map(|t| t + self.context.config.room_idle_timeout);
+            tokio::select! {
+                () = self.shutdown.cancelled() => break "server shutting down",
+                () = sleep_until_some(deadline) => break "nobody connected",
+                command = commands.recv() => match command {
+                    Some(command) => self.handle(command),
+                    None => break "no handle left",
+                },
+                Some(done) = self.ai_done_rx.recv() => self.ai_done(done),
+            }
+        };
+        self.cancel_ai();
+        self.context.lobby.remove(self.table.id());
+        tracing::info!(reason, "room closed");
+    }
+
+    fn note_desertion(&mut self) {
+        match (self.table.anyone_connected(), self.deserted_since) {
+            (true, _) => self.deserted_since = None,
+            (false, None) => self.deserted_since = Some(Instant::now()),
+            (false, Some(_)) => {}
+        }
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Request {
+                member,
+                id,
+                request,
+                reply,
+            } => {
+                let session = member.session;
+                let game = self.table.game();
+                let result = self.table.request(member.arrival(), request);
+                self.audience.sync(&self.table, Some(&member));
+                if self.table.game() != game {
+                    tracing::debug!(game = self.table.game(), "rematch started");
+                }
+                let answer = result.map(|outcome| match outcome {
+                    Outcome::Changed => self.after_change(Some((session, id))),
+                    Outcome::Unchanged => self.send_snapshot_to(session, id),
+                    Outcome::Left => self.after_change(None),
+                    Outcome::Chat(line) => {
+                        let message = ServerMessage::Chat {
+                            room: self.table.id().clone(),
+                            seq: line.seq,
+                            from: line.from,
+                            seat: line.seat,
+                            text: line.text,
+                        };
+                        let dropped = self.audience.broadcast(message, Some((session, id)));
+                        if !dropped.is_empty() {
+                            self.drop_connections(dropped);
+                            self.after_change(None);
+                        }
+                    }
+                });
+                let _ = reply.send(answer);
+            }
+            Command::Resume { member, reply } => {
+                let session = member.session;
+                let outcome = self.table.resume(member.arrival());
+                self.audience.sync(&self.table, Some(&member));
+                match outcome {
+                    Some(Outcome::Changed) => self.after_change(None),
+                    Some(_) => self.send_snapshot_to(session, None),
+                    None => {}
+                }
+                let _ = reply.send(outcome.is_some());
+            }
+            Command::Detach {
+                session,
+                attachment,
+            } => {
+                if self.table.detach(session, attachment) {
+                    self.audience.sync(&self.table, None);
+                    self.after_change(None);
+                }
+            }
+            Command::Expire { session } => {
+                if self.table.expire(session) {
+                    self.audience.sync(&self.table, None);
+                    tracing::debug!(%session, "held seat released");
+                    self.after_change(None);
+                }
+            }
+        }
+    }
+
+    /// Members whose connection could not take an event: their seats are held, their
+    /// spectator places dropped.
+    fn drop_connections(&mut self, sessions: Vec<SessionId>) {
+        for session in sessions {
+            self.table.disconnect(session);
+        }
+        self.audience.sync(&self.table, None);
+    }
+
+    /// After a change: start or cancel AI work, report a finished game, and send
+    /// everybody the new snapshot (the requester's copy carrying its request id).
+    fn after_change(&mut self, requester: Requester) {
+        self.start_ai();
+        if let Some(result) = self.table.game_over() {
+            tracing::info!(game = self.table.game(), ?result, "game over");
+        }
+        self.broadcast(requester);
+    }
+
+    /// Sends a new snapshot to everybody connected and updates the lobby's listing. A
+    /// connection that cannot take it is dropped, which is itself a change, so it
+    /// repeats until everyone took it.
+    fn broadcast(&mut self, mut requester: Requester) {
+        loop {
+            let snapshot = self.table.next_snapshot();
+            let summary = (!self.table.private()).then(|| snapshot::summary(&snapshot));
+            let message = ServerMessage::Room {
+                room: Box::new(snapshot),
+            };
+            let dropped = self.audience.broadcast(message, requester.take());
+            self.context.lobby.publish(self.table.id(), summary);
+            if dropped.is_empty() {
+                return;
+            }
+            self.drop_connections(dropped);
+        }
+    }
+
+    /// Sends the current snapshot to one member (nothing changed for the others).
+    fn send_snapshot_to(&mut self, session: SessionId, id: Option<RequestId>) {
+        let message = ServerMessage::Room {
+            room: Box::new(self.table.snapshot()),
+        };
+        if !self.audience.send_to(session, message, id) {
+            self.drop_connections(vec![session]);
+            self.after_change(None);
+        }
+    }
+
+    /// Starts the AI job the table asks for, and cancels one it no longer waits for.
+    fn start_ai(&mut self) {
+        let start = self.table.reconcile_ai();
+        self.forget_stale_ai();
+        let Some(start) = start else { return };
+        let config = &self.context.config;
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = AiJob {
+            job_id: start.job,
+            ai: start.ai,
+            position: start.position,
+            move_time: config.ai_move_time,
+            pace: if start.paced {
+                config.ai_pace
+            } else {
+                Duration::ZERO
+            },
+            cancel: cancel.clone(),
+        };
+        self.running_ai = Some((start.job, cancel));
+        self.context
+            .ai
+            .spawn(job, self.shutdown.clone(), self.ai_done_tx.clone());
+    }
+
+    /// Cancels the running job if the table no longer waits for it.
+    fn forget_stale_ai(&mut self) {
+        let pending = self.table.pending_ai();
+        if self
+            .running_ai
+            .as_ref()
+            .is_some_and(|(job, _)| Some(*job) != pending)
+        {
+            self.cancel_ai();
+        }
+    }
+
+    fn cancel_ai(&mut self) {
+        if let Some((_, cancel)) = self.running_ai.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn ai_done(&mut self, done: AiDone) {
+        let answer = self.table.ai_answered(done.job_id, done.ai, done.mv);
+        self.forget_stale_ai();
+        match answer {
+            AiAnswer::Stale => {}
+            AiAnswer::Played => self.after_change(None),
+            AiAnswer::Substituted(answer) => {
+                // The search should always find a legal move while the game is on.
+                tracing::warn!(?answer, "AI gave no legal move; played the first legal one");
+                self.after_change(None);
+            }
+            AiAnswer::Stuck => tracing::warn!("AI answered in a game with no legal move"),
+        }
+    }
+}
+
+async fn sleep_until_some(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,209 @@
+//! Rooms: each is an actor task that owns one game, its seats and spectators, and its
+//! pending AI job; everything else talks to it through a cloneable [`RoomHandle`].
+//!
+//! - `table`: the game, seats, turns and rematches as a plain state machine (no tokio);
+//! - `actor`: the task that feeds commands to the core, runs AI jobs and fans out;
+//! - `fanout`: the members' connections, and one encoding per event.
+//!
+//! A room sees the rest of the server only through its [`Context`], so it does not
+//! depend on the server's shared state (which holds the room directory).
+
+mod actor;
+mod fanout;
+mod table;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use inarow_protocol::{ErrorCode, RequestId, RoomId, SessionId};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tracing::Instrument;
+
+use self::actor::RoomActor;
+use self::table::Arrival;
+pub(crate) use self::table::Request;
+use crate::ai_worker::AiPool;
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::peer::{Attachment, Peer};
+use crate::refusal::Refusal;
+use crate::room_spec::RoomSpec;
+
+/// Commands waiting for a room; senders wait when it is full, which only happens if the
+/// room falls behind, and it never waits on anything itself.
+const MAILBOX: usize = 64;
+/// How long a connection waits for a room to take a command before giving up.
+const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The directory of open rooms.
+pub(crate) type Directory = Lobby<RoomHandle>;
+
+/// What a room needs of the server: no more, so that rooms can be tested (and reasoned
+/// about) without a whole server.
+#[derive(Clone)]
+pub(crate) struct Context {
+    /// Limits and timings.
+    pub(crate) config: Arc<Config>,
+    /// Where the room lists itself while open, and its public summary.
+    pub(crate) lobby: Arc<Directory>,
+    /// Where AI moves are computed.
+    pub(crate) ai: AiPool,
+    /// The server's tasks, so shutdown waits for rooms.
+    pub(crate) tracker: TaskTracker,
+    /// Cancelled when the server shuts down; each room takes a child of it.
+    pub(crate) shutdown: CancellationToken,
+}
+
+/// A session acting in a room from one connection.
+#[derive(Debug, Clone)]
+pub(crate) struct Member {
+    /// The session.
+    pub(crate) session: SessionId,
+    /// Its display name.
+    pub(crate) name: String,
+    /// Its current connection.
+    pub(crate) peer: Peer,
+}
+
+impl Member {
+    /// The member as the table knows it: by session and attachment.
+    fn arrival(&self) -> Arrival {
+        Arrival {
+            session: self.session,
+            name: self.name.clone(),
+            attachment: self.peer.attachment,
+        }
+    }
+}
+
+/// What a room's actor is asked to do.
+enum Command {
+    /// A request from a member, answered with `Ok` once the room has queued the answer.
+    Request {
+        member: Member,
+        id: Option<RequestId>,
+        request: Request,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    /// A session resumed on a new connection; the answer says whether it is still in the
+    /// room.
+    Resume {
+        member: Member,
+        reply: oneshot::Sender<bool>,
+    },
+    /// A connection of a session ended.
+    Detach {
+        session: SessionId,
+        attachment: Attachment,
+    },
+    /// A session's grace period ran out.
+    Expire { session: SessionId },
+}
+
+/// A cloneable handle on a room actor.
+#[derive(Clone)]
+pub(crate) struct RoomHandle {
+    id: RoomId,
+    commands: mpsc::Sender<Command>,
+}
+
+impl RoomHandle {
+    async fn send(&self, command: Command) -> bool {
+        matches!(
+            tokio::time::timeout(SEND_TIMEOUT, self.commands.send(command)).await,
+            Ok(Ok(()))
+        )
+    }
+
+    /// Sends a request from `member`; on success the room has already queued its answer
+    /// (a snapshot or chat line carrying `id`) to the requester, except for `Leave`,
+    /// whose `left` the caller sends.
+    ///
+    /// # Errors
+    /// The room's refusal, or `unknown_room` if the room has closed.
+    pub(crate) async fn request(
+        &self,
+        member: Member,
+        id: Option<RequestId>,
+        request: Request,
+    ) -> Result<(), Refusal> {
+        let (reply, answer) = oneshot::channel();
+        let command = Command::Request {
+            member,
+            id,
+            request,
+            reply,
+        };
+        if !self.send(command).await {
+            return Err(Refusal::unknown_room(&self.id));
+        }
+        answer
+            .await
+            .unwrap_or_else(|_| Err(Refusal::unknown_room(&self.id)))
+    }
+
+    /// Re-attaches a resumed session; the room sends it a snapshot. False if the session
+    /// no longer has a place in the room.
+    pub(crate) async fn resume(&self, member: Member) -> bool {
+        let (reply, answer) = oneshot::channel();
+        if !self.send(Command::Resume { member, reply }).await {
+            return false;
+        }
+        answer.await.unwrap_or(false)
+    }
+
+    /// Tells the room that the connection `attachment` of `session` has ended: seats are
+    /// held, a spectator place is dropped. Ignored if the session has a newer connection.
+    pub(crate) async fn detach(&self, session: SessionId, attachment: Attachment) {
+        self.send(Command::Detach {
+            session,
+            attachment,
+        })
+        .await;
+    }
+
+    /// Tells the room that `session` expired: its held seats become empty.
+    pub(crate) async fn expire(&self, session: SessionId) {
+        self.send(Command::Expire { session }).await;
+    }
+}
+
+/// Opens a room: registers it in the lobby and starts its actor, which sends the creator
+/// (seated where the plan says `Me`, else watching) the first snapshot, carrying `id`.
+///
+/// # Errors
+/// `too_many_rooms` when the server has its limit of rooms open.
+pub(crate) fn open(
+    context: &Context,
+    spec: RoomSpec,
+    creator: Member,
+    id: Option<RequestId>,
+) -> Result<RoomId, Refusal> {
+    let (tx, rx) = mpsc::channel(MAILBOX);
+    let handle = context
+        .lobby
+        .register(|room_id| RoomHandle {
+            id: room_id,
+            commands: tx,
+        })
+        .map_err(|_| {
+            Refusal::new(
+                ErrorCode::TooManyRooms,
+                format!(
+                    "the server has {} rooms open, its limit",
+                    context.config.max_rooms
+                ),
+            )
+        })?;
+    let room_id = handle.id.clone();
+    // A room outlives the connection that opened it: its span stands alone.
+    let span = tracing::info_span!(parent: None, "room", id = %room_id);
+    let actor = RoomActor::new(room_id.clone(), spec, creator, context.clone());
+    span.in_scope(|| actor.log_opened());
+    context.tracker.spawn(actor.run(rx, id).instrument(span));
+    Ok(room_id)
+}

@@ -1,0 +1,562 @@
+//! The functional core of a room, its table: one game, its two seats, its members and
+//! spectators, as a plain state machine with no tokio and no sockets.
+//!
+//! Methods take requests and return what changed ([`Outcome`]); the actor delivers it.
+//! Members are known by session and [`Attachment`], never by connection, so tests drive
+//! the table with plain values. The AI seats' bookkeeping lives in the `ai` submodule,
+//! the snapshots members see in `view`.
+
+mod ai;
+#[cfg(test)]
+mod tests;
+mod view;
+
+use std::collections::HashMap;
+
+use inarow_engine::{Ai, Position};
+use inarow_protocol::{
+    ErrorCode, GameStatus, Level, Mark, RoomId, SeatChoice, SeatRequest, SessionId,
+};
+
+pub(crate) use self::ai::AiAnswer;
+use crate::ai_worker::JobId;
+use crate::peer::Attachment;
+use crate::refusal::Refusal;
+use crate::room_spec::RoomSpec;
+use crate::snapshot;
+use crate::text;
+
+/// A session as it enters (or acts in) a room from one connection.
+#[derive(Debug, Clone)]
+pub(crate) struct Arrival {
+    /// The session.
+    pub(crate) session: SessionId,
+    /// Its display name, which a join refreshes.
+    pub(crate) name: String,
+    /// The connection's attachment to the session.
+    pub(crate) attachment: Attachment,
+}
+
+/// What a session asks of a room.
+#[derive(Debug)]
+pub(crate) enum Request {
+    /// Watch (`seat` None) or take a seat.
+    Join {
+        /// The seat asked for.
+        seat: Option<SeatChoice>,
+    },
+    /// Leave the room and any seat in it.
+    Leave,
+    /// Seat an AI or free a seat.
+    SetSeat {
+        /// The seat.
+        seat: Mark,
+        /// The AI to seat; `None` frees the seat.
+        ai: Option<Level>,
+    },
+    /// Place a stone.
+    Play {
+        /// The ply the move is meant for.
+        ply: u32,
+        /// The move in notation.
+        mv: String,
+    },
+    /// Give up the game.
+    Resign,
+    /// Ask for another game.
+    Rematch,
+    /// Say something.
+    Chat {
+        /// The line.
+        text: String,
+    },
+}
+
+/// How a request turned out: what the room must tell whom.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The room changed: everybody gets a new snapshot.
+    Changed,
+    /// Nothing changed: the requester gets the current snapshot again.
+    Unchanged,
+    /// The requester left: everybody still there gets a new snapshot.
+    Left,
+    /// A chat line for everybody.
+    Chat(ChatLine),
+}
+
+/// A chat line as everybody in the room receives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChatLine {
+    /// The room's sequence number for this event.
+    pub(crate) seq: u64,
+    /// The speaker's name.
+    pub(crate) from: String,
+    /// The speaker's seat, if a player.
+    pub(crate) seat: Option<Mark>,
+    /// What was said.
+    pub(crate) text: String,
+}
+
+/// Who sits in a seat.
+enum Seat {
+    Empty,
+    Human { session: SessionId, rematch: bool },
+    Ai { level: Level, player: AiPlayer },
+}
+
+/// An AI seat's player: at home between moves, or away with job `JobId` (which may have
+/// been cancelled; the player comes home when its answer arrives).
+enum AiPlayer {
+    Home(Box<Ai>),
+    Away(JobId),
+}
+
+/// A member of the room: a player (connected or holding a seat) or a spectator.
+struct Member {
+    name: String,
+    /// The member's connection, `None` while it is down (a held seat).
+    attachment: Option<Attachment>,
+}
+
+/// The game, seats and members of one room.
+pub(crate) struct Table {
+    id: RoomId,
+    name: String,
+    private: bool,
+    /// Longest chat line, in characters.
+    max_chat_chars: usize,
+    /// Sequence number of the last event sent; clients use it to order what they see.
+    seq: u64,
+    /// Game number, from 1; a rematch starts the next.
+    game: u32,
+    position: Position,
+    /// The winner, once a player resigned.
+    resigned: Option<Mark>,
+    /// The end of the current game was reported (by [`Table::game_over`]).
+    over_reported: bool,
+    /// X then O.
+    seats: [Seat; 2],
+    members: HashMap<SessionId, Member>,
+    /// Spectators in the order they came (for the snapshot's list of names).
+    spectators: Vec<SessionId>,
+    /// The AI job the room waits for, if any.
+    pending_ai: Option<ai::PendingAi>,
+    /// The tag of the next AI job.
+    next_job: u64,
+}
+
+fn seat_index(mark: Mark) -> usize {
+    match mark {
+        Mark::X => 0,
+        Mark::O => 1,
+    }
+}
+
+fn seat_from_plan(request: SeatRequest, creator: SessionId) -> Seat {
+    match request {
+        SeatRequest::Me => Seat::Human {
+            session: creator,
+            rematch: false,
+        },
+        SeatRequest::Open => Seat::Empty,
+        SeatRequest::Ai { level } => ai::seat(level),
+    }
+}
+
+impl Table {
+    /// A new room set up as `spec` says, with its creator seated where the plan says `Me`
+    /// and watching otherwise.
+    pub(crate) fn new(
+        id: RoomId,
+        spec: RoomSpec,
+        creator: Arrival,
+        max_chat_chars: usize,
+    ) -> Table {
+        let creator_id = creator.session;
+        let seats = [
+            seat_from_plan(spec.seats.x, creator_id),
+            seat_from_plan(spec.seats.o, creator_id),
+        ];
+        let mut table = Table {
+            id,
+            name: spec.name,
+            private: spec.private,
+            max_chat_chars,
+            seq: 0,
+            game: 1,
+            position: Position::new(spec.rules),
+            resigned: None,
+            over_reported: false,
+            seats,
+            members: HashMap::new(),
+            spectators: Vec::new(),
+            pending_ai: None,
+            next_job: 1,
+        };
+        if table.seat_of(creator_id).is_none() {
+            table.spectators.push(creator_id);
+        }
+        table.attach(creator);
+        table
+    }
+
+    /// The room's id.
+    pub(crate) fn id(&self) -> &RoomId {
+        &self.id
+    }
+
+    /// The room's display name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the room is hidden from the lobby.
+    pub(crate) fn private(&self) -> bool {
+        self.private
+    }
+
+    /// The current game's number, from 1.
+    pub(crate) fn game(&self) -> u32 {
+        self.game
+    }
+
+    /// The attachment through which `session` is connected, if it is.
+    pub(crate) fn attachment_of(&self, session: SessionId) -> Option<Attachment> {
+        self.members.get(&session).and_then(|m| m.attachment)
+    }
+
+    /// Whether anybody in the room is connected.
+    pub(crate) fn anyone_connected(&self) -> bool {
+        self.members.values().any(|m| m.attachment.is_some())
+    }
+
+    /// Handles a request from `who`.
+    ///
+    /// # Errors
+    /// The refusal the requester gets; a refused request changes nothing.
+    pub(crate) fn request(&mut self, who: Arrival, request: Request) -> Result<Outcome, Refusal> {
+        let session = who.session;
+        // Joining is how one gets into a room; everything else needs to be in it.
+        let joining = matches!(request, Request::Join { .. });
+        if !joining && !self.members.contains_key(&session) {
+            return Err(Refusal::new(
+                ErrorCode::NotInRoom,
+                format!("you are not in room {}", self.id),
+            ));
+        }
+        match request {
+            Request::Join { seat } => self.join(who, seat),
+            Request::Leave => {
+                if let Some(mark) = self.seat_of(session) {
+                    self.set_seat(mark, Seat::Empty);
+                }
+                self.members.remove(&session);
+                self.spectators.retain(|s| *s != session);
+                Ok(Outcome::Left)
+            }
+            Request::SetSeat { seat, ai } => self.change_seat(session, seat, ai),
+            Request::Play { ply, mv } => self.play(session, ply, &mv),
+            Request::Resign => {
+                let mark = self.player(session)?;
+                self.in_progress()?;
+                self.resigned = Some(mark.other());
+                Ok(Outcome::Changed)
+            }
+            Request::Rematch => self.rematch(session),
+            Request::Chat { text } => {
+                let text = text::chat_text(&text, self.max_chat_chars)
+                    .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
+                self.seq += 1;
+                Ok(Outcome::Chat(ChatLine {
+                    seq: self.seq,
+                    from: self
+                        .members
+                        .get(&session)
+                        .map(|m| m.name.clone())
+                        .unwrap_or_default(),
+                    seat: self.seat_of(session),
+                    text,
+                }))
+            }
+        }
+    }
+
+    /// Re-attaches a session that resumed on a new connection: `None` if it no longer
+    /// has a place in the room, else whether others see a change.
+    pub(crate) fn resume(&mut self, who: Arrival) -> Option<Outcome> {
+        self.members
+            .contains_key(&who.session)
+            .then(|| self.reattach(who))
+    }
+
+    /// Connection `attachment` of `session` has ended: true (a change) if it was the
+    /// session's current one, whose seat is now held or spectator place dropped.
+    pub(crate) fn detach(&mut self, session: SessionId, attachment: Attachment) -> bool {
+        let current = self.attachment_of(session) == Some(attachment);
+        if current {
+            self.disconnect(session);
+        }
+        current
+    }
+
+    /// Marks a member's connection as gone: a seat is held, a spectator place dropped.
+    pub(crate) fn disconnect(&mut self, session: SessionId) {
+        if let Some(m) = self.members.get_mut(&session) {
+            m.attachment = None;
+        }
+        if self.seat_of(session).is_none() {
+            self.members.remove(&session);
+            self.spectators.retain(|s| *s != session);
+        }
+    }
+
+    /// `session` expired without reconnecting: true (a change) if it held a seat here,
+    /// which is now empty.
+    pub(crate) fn expire(&mut self, session: SessionId) -> bool {
+        let held = self
+            .members
+            .get(&session)
+            .is_some_and(|m| m.attachment.is_none());
+        if held {
+            for seat in &mut self.seats {
+                if matches!(seat, Seat::Human { session: s, .. } if *s == session) {
+                    *seat = Seat::Empty;
+                }
+            }
+            self.members.remove(&session);
+            self.spectators.retain(|s| *s != session);
+        }
+        held
+    }
+
+    /// Reports the end of the current game, once: its final status.
+    pub(crate) fn game_over(&mut self) -> Option<GameStatus> {
+        let status = self.status();
+        if status.is_over() && !self.over_reported {
+            self.over_reported = true;
+            return Some(status);
+        }
+        None
+    }
+
+    /// Sets a member's connection and name; true if that changes what others see.
+    fn attach(&mut self, who: Arrival) -> bool {
+        let seated = self.seat_of(who.session).is_some();
+        match self.members.get_mut(&who.session) {
+            Some(m) => {
+                if m.attachment.is_some_and(|a| a > who.attachment) {
+                    // A request that a replaced connection sent before it was closed:
+                    // the session's newer connection keeps receiving.
+                    return false;
+                }
+                let visible = seated && (m.attachment.is_none() || m.name != who.name);
+                m.attachment = Some(who.attachment);
+                m.name = who.name;
+                visible
+            }
+            None => {
+                self.members.insert(
+                    who.session,
+                    Member {
+                        name: who.name,
+                        attachment: Some(who.attachment),
+                    },
+                );
+                true
+            }
+        }
+    }
+
+    /// A join that asks for what the member already has: refresh its connection.
+    fn reattach(&mut self, who: Arrival) -> Outcome {
+        if self.attach(who) {
+            Outcome::Changed
+        } else {
+            Outcome::Unchanged
+        }
+    }
+
+    fn seat_of(&self, session: SessionId) -> Option<Mark> {
+        [Mark::X, Mark::O].into_iter().find(|m| {
+            matches!(&self.seats[seat_index(*m)], Seat::Human { session: s, .. } if *s == session)
+        })
+    }
+
+    fn seats_filled(&self) -> bool {
+        self.seats.iter().all(|s| !matches!(s, Seat::Empty))
+    }
+
+    fn status(&self) -> GameStatus {
+        snapshot::status(&self.position, self.resigned, self.seats_filled())
+    }
+
+    fn player(&self, session: SessionId) -> Result<Mark, Refusal> {
+        self.seat_of(session).ok_or_else(|| {
+            Refusal::new(
+                ErrorCode::NotAPlayer,
+                "you watch this room; take a seat to play",
+            )
+        })
+    }
+
+    fn in_progress(&self) -> Result<Mark, Refusal> {
+        match self.status() {
+            GameStatus::Playing { turn } => Ok(turn),
+            GameStatus::Waiting => Err(Refusal::new(
+                ErrorCode::GameNotInProgress,
+                "the game waits for a player to take the empty seat",
+            )),
+            _ => Err(Refusal::new(
+                ErrorCode::GameNotInProgress,
+                "the game is over",
+            )),
+        }
+    }
+
+    fn join(&mut self, who: Arrival, choice: Option<SeatChoice>) -> Result<Outcome, Refusal> {
+        let session = who.session;
+        let seated = self.seat_of(session);
+        let Some(choice) = choice else {
+            if seated.is_some() || self.spectators.contains(&session) {
+                return Ok(self.reattach(who));
+            }
+            self.attach(who);
+            self.spectators.push(session);
+            return Ok(Outcome::Changed);
+        };
+        let target = match choice {
+            SeatChoice::X => Mark::X,
+            SeatChoice::O => Mark::O,
+            SeatChoice::Any => {
+                if seated.is_some() {
+                    return Ok(self.reattach(who));
+                }
+                [Mark::X, Mark::O]
+                    .into_iter()
+                    .find(|m| matches!(self.seats[seat_index(*m)], Seat::Empty))
+                    .ok_or_else(|| Refusal::new(ErrorCode::RoomFull, "both seats are taken"))?
+            }
+        };
+        if seated == Some(target) {
+            return Ok(self.reattach(who));
+        }
+        if !matches!(self.seats[seat_index(target)], Seat::Empty) {
+            return Err(Refusal::new(
+                ErrorCode::SeatTaken,
+                format!("seat {target} is taken"),
+            ));
+        }
+        if let Some(mine) = seated {
+            return Err(Refusal::new(
+                ErrorCode::AlreadySeated,
+                format!("you already play {mine} in this room"),
+            ));
+        }
+        self.attach(who);
+        self.spectators.retain(|s| *s != session);
+        self.seats[seat_index(target)] = Seat::Human {
+            session,
+            rematch: false,
+        };
+        Ok(Outcome::Changed)
+    }
+
+    /// Replaces a seat's occupant, abandoning an AI job of that seat (whose answer, if
+    /// it comes, is then stale).
+    fn set_seat(&mut self, mark: Mark, seat: Seat) {
+        if self.pending_ai.as_ref().is_some_and(|j| j.mark == mark) {
+            self.pending_ai = None;
+        }
+        self.seats[seat_index(mark)] = seat;
+    }
+
+    fn change_seat(
+        &mut self,
+        session: SessionId,
+        mark: Mark,
+        ai: Option<Level>,
+    ) -> Result<Outcome, Refusal> {
+        match &self.seats[seat_index(mark)] {
+            Seat::Human { session: s, .. } if *s != session => {
+                return Err(Refusal::new(
+                    ErrorCode::SeatTaken,
+                    format!("seat {mark} is held by another player"),
+                ));
+            }
+            Seat::Empty if ai.is_none() => return Ok(Outcome::Unchanged),
+            _ => {}
+        }
+        let was_mine = self.seat_of(session) == Some(mark);
+        let seat = match ai {
+            Some(level) => ai::seat(level),
+            None => Seat::Empty,
+        };
+        self.set_seat(mark, seat);
+        if was_mine {
+            // Giving up your seat keeps you in the room, watching.
+            self.spectators.push(session);
+        }
+        Ok(Outcome::Changed)
+    }
+
+    fn play(&mut self, session: SessionId, ply: u32, text: &str) -> Result<Outcome, Refusal> {
+        let mark = self.player(session)?;
+        let turn = self.in_progress()?;
+        if turn != mark {
+            return Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                format!("it is {turn}'s turn"),
+            ));
+        }
+        let current = self.position.ply();
+        if usize::try_from(ply).ok() != Some(current) {
+            return Err(Refusal::new(
+                ErrorCode::StalePly,
+                format!("the move was meant for ply {ply}; the game is at ply {current}"),
+            ));
+        }
+        let mv = self
+            .position
+            .rules()
+            .parse_move(text)
+            .map_err(|e| Refusal::new(ErrorCode::IllegalMove, e.message))?;
+        self.position
+            .try_play(mv)
+            .map_err(|e| Refusal::new(ErrorCode::IllegalMove, format!("{text}: {e}")))?;
+        Ok(Outcome::Changed)
+    }
+
+    fn rematch(&mut self, session: SessionId) -> Result<Outcome, Refusal> {
+        let mark = self.player(session)?;
+        if !self.status().is_over() {
+            return Err(Refusal::new(
+                ErrorCode::GameInProgress,
+                "a rematch can be asked once the game is over",
+            ));
+        }
+        match &mut self.seats[seat_index(mark)] {
+            Seat::Human { rematch: true, .. } => return Ok(Outcome::Unchanged),
+            Seat::Human { rematch, .. } => *rematch = true,
+            _ => {}
+        }
+        let everyone = self
+            .seats
+            .iter()
+            .all(|s| !matches!(s, Seat::Human { rematch: false, .. }));
+        if everyone {
+            // Players swap colours, so the one who moved second moves first.
+            self.seats.swap(0, 1);
+            for seat in &mut self.seats {
+                if let Seat::Human { rematch, .. } = seat {
+                    *rematch = false;
+                }
+            }
+            self.position = Position::new(self.position.rules());
+            self.resigned = None;
+            self.over_reported = false;
+            self.game = self.game.saturating_add(1);
+        }
+        Ok(Outcome::Changed)
+    }
+}

@@ -1,0 +1,147 @@
+//! The AI seats' side of the room's table: which AI move the game needs, the job that asks
+//! for it (tagged with game and ply), and what to do with an answer, stale ones included.
+//!
+//! Running the job is the actor's business (`room::actor`); here it is only bookkeeping.
+
+use inarow_engine::{Ai, Move, Position};
+use inarow_protocol::{GameStatus, Level, Mark};
+
+use super::{AiPlayer, Seat, Table, seat_index};
+use crate::ai_worker::JobId;
+use crate::snapshot;
+
+/// The AI job the room waits for: which seat asked, in which game, at which ply.
+pub(super) struct PendingAi {
+    pub(super) job: JobId,
+    pub(super) game: u32,
+    pub(super) ply: usize,
+    pub(super) mark: Mark,
+}
+
+/// A job to start: the AI player leaves its seat with a copy of the position.
+pub(crate) struct AiStart {
+    /// The job's tag; its answer carries it back.
+    pub(crate) job: JobId,
+    /// The player (with its search state); it comes back with the answer.
+    pub(crate) ai: Box<Ai>,
+    /// The position to move in.
+    pub(crate) position: Position,
+    /// Both seats are AI: the move is paced so that people can follow the game.
+    pub(crate) paced: bool,
+}
+
+/// What became of an AI answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AiAnswer {
+    /// The answer was for a job the room no longer waits for: ignored.
+    Stale,
+    /// The move was played.
+    Played,
+    /// The answer was not a legal move; the first legal move was played instead, so a
+    /// broken search cannot stall the game.
+    Substituted(Option<Move>),
+    /// No move could be played (the game had no legal move).
+    Stuck,
+}
+
+/// A new AI seat with a fresh player.
+pub(super) fn seat(level: Level) -> Seat {
+    Seat::Ai {
+        level,
+        player: AiPlayer::Home(new_ai(level)),
+    }
+}
+
+fn new_ai(level: Level) -> Box<Ai> {
+    // A v4 uuid is 122 random bits from the OS: a convenient seed source.
+    let seed = uuid::Uuid::new_v4().as_u64_pair().0;
+    Box::new(Ai::new(snapshot::engine_level(level), seed))
+}
+
+impl Table {
+    /// The job the room waits for, if any. The actor cancels any other job it runs.
+    pub(crate) fn pending_ai(&self) -> Option<JobId> {
+        self.pending_ai.as_ref().map(|j| j.job)
+    }
+
+    /// Brings AI work in line with the game after a change: keeps the pending job if it
+    /// is still the one needed, drops it otherwise, and returns a job to start when an
+    /// AI is to move and none is pending.
+    pub(crate) fn reconcile_ai(&mut self) -> Option<AiStart> {
+        let wanted = match self.status() {
+            GameStatus::Playing { turn }
+                if matches!(self.seats[seat_index(turn)], Seat::Ai { .. }) =>
+            {
+                Some(turn)
+            }
+            _ => None,
+        };
+        if let Some(job) = &self.pending_ai {
+            if Some(job.mark) == wanted && job.game == self.game && job.ply == self.position.ply() {
+                return None;
+            }
+            self.pending_ai = None;
+        }
+        let mark = wanted?;
+        let job = JobId(self.next_job);
+        let Seat::Ai { level, player } = &mut self.seats[seat_index(mark)] else {
+            return None;
+        };
+        let ai = match std::mem::replace(player, AiPlayer::Away(job)) {
+            AiPlayer::Home(ai) => ai,
+            // Its player is still away on a cancelled job: start afresh.
+            AiPlayer::Away(_) => new_ai(*level),
+        };
+        self.next_job += 1;
+        let paced = self.seats.iter().all(|s| matches!(s, Seat::Ai { .. }));
+        self.pending_ai = Some(PendingAi {
+            job,
+            game: self.game,
+            ply: self.position.ply(),
+            mark,
+        });
+        Some(AiStart {
+            job,
+            ai,
+            position: self.position.clone(),
+            paced,
+        })
+    }
+
+    /// Takes the answer to `job`: the player `ai` goes home to its seat (if the seat
+    /// still waits for it), and the move `mv` is played if the room still waits for
+    /// this job.
+    pub(crate) fn ai_answered(
+        &mut self,
+        job: JobId,
+        ai: Option<Box<Ai>>,
+        mv: Option<Move>,
+    ) -> AiAnswer {
+        for seat in &mut self.seats {
+            if let Seat::Ai { player, .. } = seat
+                && matches!(player, AiPlayer::Away(away) if *away == job)
+                && let Some(ai) = ai
+            {
+                *player = AiPlayer::Home(ai);
+                break;
+            }
+        }
+        if self.pending_ai() != Some(job) {
+            return AiAnswer::Stale;
+        }
+        self.pending_ai = None;
+        let legal = self.position.legal_moves();
+        let (mv, answer) = match mv {
+            Some(mv) if legal.contains(&mv) => (mv, AiAnswer::Played),
+            other => match legal.first() {
+                Some(mv) => (*mv, AiAnswer::Substituted(other)),
+                None => return AiAnswer::Stuck,
+            },
+        };
+        match self.position.try_play(mv) {
+            Ok(_) => answer,
+            // Unreachable for a move from `legal_moves`; refusing it keeps the game sane.
+            Err(_) => AiAnswer::Stuck,
+        }
+    }
+}

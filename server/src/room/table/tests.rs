@@ -1,0 +1,400 @@
+//! The table driven directly, without tokio: turn rules, taking and leaving seats,
+//! resigning, rematches, held seats, and the AI seats' jobs and answers.
+
+use inarow_engine::Rules;
+use inarow_protocol::{
+    ErrorCode, GameStatus, Level, Mark, Occupant, RoomId, SeatChoice, SeatPlan, SeatRequest,
+    SessionId,
+};
+use uuid::Uuid;
+
+use super::*;
+use crate::ai_worker::JobId;
+
+/// A person at the table: a session connected under `attachment`.
+fn person(name: &str, attachment: u64) -> Arrival {
+    Arrival {
+        session: SessionId(Uuid::new_v4()),
+        name: name.to_owned(),
+        attachment: Attachment(attachment),
+    }
+}
+
+fn table(creator: &Arrival, x: SeatRequest, o: SeatRequest) -> Table {
+    let spec = RoomSpec {
+        name: "test".into(),
+        rules: Rules::tictactoe(),
+        seats: SeatPlan { x, o },
+        private: false,
+    };
+    Table::new(RoomId::from("room"), spec, creator.clone(), 500)
+}
+
+fn code(result: Result<Outcome, Refusal>) -> Option<ErrorCode> {
+    result.err().map(|r| r.code)
+}
+
+fn play(t: &mut Table, who: &Arrival, ply: u32, mv: &str) -> Result<Outcome, Refusal> {
+    let request = Request::Play {
+        ply,
+        mv: mv.to_owned(),
+    };
+    t.request(who.clone(), request)
+}
+
+fn sit(t: &mut Table, who: &Arrival, seat: SeatChoice) -> Result<Outcome, Refusal> {
+    t.request(who.clone(), Request::Join { seat: Some(seat) })
+}
+
+fn status(t: &Table) -> GameStatus {
+    t.snapshot().status
+}
+
+/// Ann (X) and Bob (O) at a tic-tac-toe table.
+fn game() -> (Table, Arrival, Arrival) {
+    let ann = person("ann", 1);
+    let bob = person("bob", 2);
+    let mut t = table(&ann, SeatRequest::Me, SeatRequest::Open);
+    sit(&mut t, &bob, SeatChoice::O).expect("bob sits");
+    (t, ann, bob)
+}
+
+#[test]
+fn turns_alternate_and_refusals_come_in_order() {
+    let (mut t, ann, bob) = game();
+    let cy = person("cy", 3);
+    assert_eq!(code(play(&mut t, &cy, 0, "a1")), Some(ErrorCode::NotInRoom));
+    t.request(cy.clone(), Request::Join { seat: None })
+        .expect("cy watches");
+    assert_eq!(
+        code(play(&mut t, &cy, 0, "a1")),
+        Some(ErrorCode::NotAPlayer)
+    );
+    assert_eq!(
+        code(play(&mut t, &bob, 0, "a1")),
+        Some(ErrorCode::NotYourTurn)
+    );
+    assert_eq!(code(play(&mut t, &ann, 1, "a1")), Some(ErrorCode::StalePly));
+    assert_eq!(
+        code(play(&mut t, &ann, 0, "z9")),
+        Some(ErrorCode::IllegalMove)
+    );
+    assert_eq!(play(&mut t, &ann, 0, "b2"), Ok(Outcome::Changed));
+    assert_eq!(status(&t), GameStatus::Playing { turn: Mark::O });
+    assert_eq!(
+        code(play(&mut t, &bob, 1, "b2")),
+        Some(ErrorCode::IllegalMove)
+    );
+    assert_eq!(play(&mut t, &bob, 1, "a1"), Ok(Outcome::Changed));
+    assert_eq!(t.snapshot().moves, vec!["b2", "a1"]);
+}
+
+#[test]
+fn a_game_with_an_empty_seat_waits() {
+    let ann = person("ann", 1);
+    let mut t = table(&ann, SeatRequest::Me, SeatRequest::Open);
+    assert_eq!(status(&t), GameStatus::Waiting);
+    assert_eq!(
+        code(play(&mut t, &ann, 0, "a1")),
+        Some(ErrorCode::GameNotInProgress)
+    );
+    assert_eq!(
+        code(t.request(ann.clone(), Request::Resign)),
+        Some(ErrorCode::GameNotInProgress)
+    );
+}
+
+#[test]
+fn seats_are_taken_and_left() {
+    let (mut t, ann, bob) = game();
+    let cy = person("cy", 3);
+    assert_eq!(
+        code(sit(&mut t, &cy, SeatChoice::Any)),
+        Some(ErrorCode::RoomFull)
+    );
+    assert_eq!(
+        code(sit(&mut t, &cy, SeatChoice::X)),
+        Some(ErrorCode::SeatTaken)
+    );
+    assert_eq!(
+        code(sit(&mut t, &ann, SeatChoice::O)),
+        Some(ErrorCode::SeatTaken)
+    );
+    // Asking for the seat you hold changes nothing.
+    assert_eq!(sit(&mut t, &ann, SeatChoice::X), Ok(Outcome::Unchanged));
+
+    assert_eq!(t.request(bob.clone(), Request::Leave), Ok(Outcome::Left));
+    assert_eq!(t.attachment_of(bob.session), None);
+    assert_eq!(status(&t), GameStatus::Waiting);
+    assert_eq!(
+        code(sit(&mut t, &ann, SeatChoice::O)),
+        Some(ErrorCode::AlreadySeated)
+    );
+
+    // Freeing your own seat keeps you in the room, watching.
+    let free = Request::SetSeat {
+        seat: Mark::X,
+        ai: None,
+    };
+    assert_eq!(t.request(ann.clone(), free), Ok(Outcome::Changed));
+    let s = t.snapshot();
+    assert!(matches!(s.seats[0].occupant, Occupant::Empty));
+    assert_eq!(s.spectators, vec!["ann"]);
+    // A spectator who takes a seat stops watching.
+    assert_eq!(sit(&mut t, &ann, SeatChoice::Any), Ok(Outcome::Changed));
+    assert!(t.snapshot().spectators.is_empty());
+}
+
+#[test]
+fn a_seat_held_by_another_player_cannot_be_changed() {
+    let (mut t, ann, bob) = game();
+    let give_away = Request::SetSeat {
+        seat: Mark::O,
+        ai: Some(Level::Easy),
+    };
+    assert_eq!(
+        code(t.request(ann.clone(), give_away)),
+        Some(ErrorCode::SeatTaken)
+    );
+    assert!(t.attachment_of(bob.session).is_some());
+}
+
+#[test]
+fn a_dropped_player_keeps_the_seat_until_it_expires() {
+    let (mut t, ann, bob) = game();
+    // A detach from a connection the session no longer uses is ignored.
+    assert!(!t.detach(bob.session, Attachment(9)));
+    assert!(t.detach(bob.session, bob.attachment));
+    let s = t.snapshot();
+    assert!(matches!(
+        s.seats[1].occupant,
+        Occupant::Human {
+            connected: false,
+            ..
+        }
+    ));
+    assert_eq!(s.status, GameStatus::Playing { turn: Mark::X });
+    assert!(t.anyone_connected());
+
+    // Bob resumes on a newer connection: he is back.
+    let back = Arrival {
+        attachment: Attachment(5),
+        ..bob.clone()
+    };
+    assert_eq!(t.resume(back), Some(Outcome::Changed));
+    assert_eq!(t.attachment_of(bob.session), Some(Attachment(5)));
+    // A request sent by his old connection does not take the seat back from the new one.
+    assert_eq!(sit(&mut t, &bob, SeatChoice::O), Ok(Outcome::Unchanged));
+    assert_eq!(t.attachment_of(bob.session), Some(Attachment(5)));
+
+    t.disconnect(bob.session);
+    assert!(
+        !t.expire(ann.session),
+        "ann is connected: nothing to expire"
+    );
+    assert!(t.expire(bob.session));
+    assert!(matches!(t.snapshot().seats[1].occupant, Occupant::Empty));
+    assert_eq!(t.resume(bob), None, "an expired session has no place left");
+}
+
+#[test]
+fn a_spectator_whose_connection_drops_leaves() {
+    let (mut t, _ann, _bob) = game();
+    let cy = person("cy", 3);
+    t.request(cy.clone(), Request::Join { seat: None })
+        .expect("cy watches");
+    assert!(t.detach(cy.session, cy.attachment));
+    assert!(t.snapshot().spectators.is_empty());
+    assert_eq!(t.resume(cy), None);
+}
+
+#[test]
+fn resigning_ends_the_game_for_the_other_player() {
+    let (mut t, ann, bob) = game();
+    let cy = person("cy", 3);
+    t.request(cy.clone(), Request::Join { seat: None })
+        .expect("cy watches");
+    assert_eq!(
+        code(t.request(cy, Request::Resign)),
+        Some(ErrorCode::NotAPlayer)
+    );
+    assert_eq!(
+        t.request(bob.clone(), Request::Resign),
+        Ok(Outcome::Changed)
+    );
+    assert_eq!(status(&t), GameStatus::Resigned { winner: Mark::X });
+    assert!(t.game_over().is_some());
+    assert_eq!(t.game_over(), None, "a game ends once");
+    assert_eq!(
+        code(t.request(ann, Request::Resign)),
+        Some(ErrorCode::GameNotInProgress)
+    );
+}
+
+#[test]
+fn a_rematch_needs_both_players_and_swaps_the_seats() {
+    let (mut t, ann, bob) = game();
+    assert_eq!(
+        code(t.request(ann.clone(), Request::Rematch)),
+        Some(ErrorCode::GameInProgress)
+    );
+    // X takes row 1 while O plays row 2.
+    for (ply, mv) in (0..).zip(["a1", "a2", "b1", "b2", "c1"]) {
+        let who = if ply % 2 == 0 { &ann } else { &bob };
+        play(&mut t, who, ply, mv).expect("legal");
+    }
+    assert!(matches!(
+        status(&t),
+        GameStatus::Won {
+            winner: Mark::X,
+            ..
+        }
+    ));
+    assert_eq!(
+        t.request(ann.clone(), Request::Rematch),
+        Ok(Outcome::Changed)
+    );
+    assert!(t.snapshot().seats[0].rematch);
+    assert_eq!(
+        t.request(ann.clone(), Request::Rematch),
+        Ok(Outcome::Unchanged)
+    );
+    assert_eq!(t.game(), 1);
+    assert_eq!(
+        t.request(bob.clone(), Request::Rematch),
+        Ok(Outcome::Changed)
+    );
+    let s = t.snapshot();
+    assert_eq!((s.game, s.ply), (2, 0));
+    assert!(matches!(&s.seats[0].occupant, Occupant::Human { name, .. } if name == "bob"));
+    assert!(s.seats.iter().all(|seat| !seat.rematch));
+    assert_eq!(status(&t), GameStatus::Playing { turn: Mark::X });
+    assert_eq!(play(&mut t, &bob, 0, "b2"), Ok(Outcome::Changed));
+}
+
+#[test]
+fn chat_lines_carry_the_next_sequence_number_and_the_speakers_seat() {
+    let (mut t, ann, _bob) = game();
+    let seq = t.next_snapshot().seq;
+    let line = t.request(
+        ann.clone(),
+        Request::Chat {
+            text: "hello".into(),
+        },
+    );
+    assert_eq!(
+        line,
+        Ok(Outcome::Chat(ChatLine {
+            seq: seq + 1,
+            from: "ann".into(),
+            seat: Some(Mark::X),
+            text: "hello".into(),
+        }))
+    );
+    assert_eq!(
+        code(t.request(ann, Request::Chat { text: " ".into() })),
+        Some(ErrorCode::InvalidChat)
+    );
+    assert_eq!(t.snapshot().seq, seq + 1, "a refused line is no event");
+}
+
+/// Ann (X) against an AI (O).
+fn against_ai() -> (Table, Arrival) {
+    let ann = person("ann", 1);
+    let t = table(
+        &ann,
+        SeatRequest::Me,
+        SeatRequest::Ai { level: Level::Easy },
+    );
+    (t, ann)
+}
+
+#[test]
+fn an_ai_seat_asks_for_a_move_on_its_turn_only() {
+    let (mut t, ann) = against_ai();
+    assert!(t.reconcile_ai().is_none(), "X, a person, is to move");
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    assert_eq!(job.position.ply(), 1);
+    assert!(!job.paced, "a person is playing: no pace");
+    assert_eq!(t.pending_ai(), Some(job.job));
+    assert!(matches!(
+        t.snapshot().seats[1].occupant,
+        Occupant::Ai { thinking: true, .. }
+    ));
+    assert!(
+        t.reconcile_ai().is_none(),
+        "the pending job is still the one needed"
+    );
+
+    let mv = job.position.legal_moves()[0];
+    assert_eq!(
+        t.ai_answered(job.job, Some(job.ai), Some(mv)),
+        AiAnswer::Played
+    );
+    assert_eq!(t.pending_ai(), None);
+    assert_eq!(status(&t), GameStatus::Playing { turn: Mark::X });
+    assert!(t.reconcile_ai().is_none());
+}
+
+#[test]
+fn a_stale_ai_answer_is_ignored_but_its_player_comes_home() {
+    let (mut t, ann) = against_ai();
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    let first = t.reconcile_ai().expect("the AI is to move");
+    // Ann resigns while the AI thinks: the job is no longer needed.
+    t.request(ann.clone(), Request::Resign).expect("resign");
+    assert!(t.reconcile_ai().is_none());
+    assert_eq!(t.pending_ai(), None);
+    let mv = first.position.legal_moves()[0];
+    assert_eq!(
+        t.ai_answered(first.job, Some(first.ai), Some(mv)),
+        AiAnswer::Stale
+    );
+    assert_eq!(t.snapshot().ply, 1, "the stale move was not played");
+
+    // A rematch: the AI moves first in game 2 with a new job.
+    t.request(ann, Request::Rematch).expect("rematch");
+    let second = t.reconcile_ai().expect("the AI opens game 2");
+    assert_ne!(second.job, first.job);
+    assert_eq!(second.position.ply(), 0);
+}
+
+#[test]
+fn an_illegal_ai_answer_is_replaced_by_a_legal_move() {
+    let (mut t, ann) = against_ai();
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    let taken = Rules::tictactoe().parse_move("b2").expect("parses");
+    assert_eq!(
+        t.ai_answered(job.job, None, Some(taken)),
+        AiAnswer::Substituted(Some(taken))
+    );
+    assert_eq!(t.snapshot().ply, 2);
+    // The player was lost with the failed search: the next job brings a new one.
+    let next = t.snapshot().legal_moves[0].clone();
+    play(&mut t, &ann, 2, &next).expect("legal");
+    assert!(t.reconcile_ai().is_some());
+}
+
+#[test]
+fn replacing_an_ai_seat_abandons_its_job() {
+    let ann = person("ann", 1);
+    let mut t = table(
+        &ann,
+        SeatRequest::Ai { level: Level::Easy },
+        SeatRequest::Ai { level: Level::Easy },
+    );
+    let job = t.reconcile_ai().expect("X, an AI, opens");
+    assert!(job.paced, "AI against AI is paced");
+    let replace = Request::SetSeat {
+        seat: Mark::X,
+        ai: Some(Level::Medium),
+    };
+    assert_eq!(t.request(ann.clone(), replace), Ok(Outcome::Changed));
+    assert_eq!(t.pending_ai(), None);
+    let again = t.reconcile_ai().expect("the new AI opens");
+    assert_ne!(again.job, job.job);
+    assert_eq!(t.ai_answered(JobId(job.job.0), None, None), AiAnswer::Stale);
+    assert_eq!(t.pending_ai(), Some(again.job));
+}

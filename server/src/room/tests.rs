@@ -1,0 +1,357 @@
+//! The room actor driven through its handle, with in-memory connections: the order of
+//! events, what each member receives, slow members, and a deserted room closing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use inarow_engine as engine;
+use inarow_protocol::{
+    ByeReason, ErrorCode, GameStatus, Level, Mark, Occupant, RequestId, RoomSnapshot, SeatChoice,
+    SeatPlan, SeatRequest, ServerFrame, ServerMessage, SessionId, decode_server,
+};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use uuid::Uuid;
+
+use super::*;
+use crate::ai_worker::AiPool;
+use crate::config::Config;
+use crate::lobby::Lobby;
+use crate::peer::{Attachment, Kick, Peer};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+/// What a room needs of a server, and nothing else.
+fn server(config: Config) -> Context {
+    let tracker = TaskTracker::new();
+    Context {
+        lobby: Arc::new(Lobby::new(config.max_rooms)),
+        ai: AiPool::new(config.ai_threads, tracker.clone()),
+        config: Arc::new(config),
+        tracker,
+        shutdown: CancellationToken::new(),
+    }
+}
+
+/// A session with a connection whose queue the test reads.
+struct Person {
+    member: Member,
+    queue: mpsc::Receiver<Message>,
+    kick: Arc<Kick>,
+}
+
+impl Person {
+    fn new(name: &str, attachment: u64, capacity: usize) -> Person {
+        let (tx, queue) = mpsc::channel(capacity);
+        let kick = Arc::new(Kick::default());
+        Person {
+            member: Member {
+                session: SessionId(Uuid::new_v4()),
+                name: name.to_owned(),
+                peer: Peer::new(Attachment(attachment), tx, kick.clone()),
+            },
+            queue,
+            kick,
+        }
+    }
+
+    fn session(&self) -> SessionId {
+        self.member.session
+    }
+
+    async fn frame(&mut self) -> ServerFrame {
+        let message = tokio::time::timeout(WAIT, self.queue.recv())
+            .await
+            .expect("a frame within the timeout")
+            .expect("the queue is open");
+        match message {
+            Message::Text(text) => decode_server(text.as_str()).expect("valid server frame"),
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    async fn snapshot(&mut self) -> RoomSnapshot {
+        match self.frame().await.message {
+            ServerMessage::Room { room } => *room,
+            other => panic!("expected a snapshot, got {other:?}"),
+        }
+    }
+
+    /// The last snapshot queued (waiting for one if none is).
+    async fn latest(&mut self) -> RoomSnapshot {
+        let mut last = self.snapshot().await;
+        while let Ok(Message::Text(t)) = self.queue.try_recv() {
+            if let ServerMessage::Room { room } = decode_server(t.as_str()).expect("valid").message
+            {
+                last = *room;
+            }
+        }
+        last
+    }
+
+    fn nothing_queued(&mut self) -> bool {
+        self.queue.try_recv().is_err()
+    }
+}
+
+/// Opens a public tic-tac-toe room created by `creator` with seats `x` and `o`, and
+/// returns its handle from the directory.
+fn open_room(state: &Context, creator: &Person, x: SeatRequest, o: SeatRequest) -> RoomHandle {
+    let spec = RoomSpec {
+        name: "test".into(),
+        rules: engine::Rules::tictactoe(),
+        seats: SeatPlan { x, o },
+        private: false,
+    };
+    let id = open(state, spec, creator.member.clone(), None).expect("room opens");
+    state.lobby.get(&id).expect("room is listed")
+}
+
+fn code(result: Result<(), Refusal>) -> Option<ErrorCode> {
+    result.err().map(|r| r.code)
+}
+
+async fn play(room: &RoomHandle, who: &Person, ply: u32, mv: &str) -> Result<(), Refusal> {
+    let request = Request::Play {
+        ply,
+        mv: mv.to_owned(),
+    };
+    room.request(who.member.clone(), None, request).await
+}
+
+async fn join(room: &RoomHandle, who: &Person, seat: Option<SeatChoice>) -> Result<(), Refusal> {
+    let request = Request::Join { seat };
+    room.request(who.member.clone(), None, request).await
+}
+
+#[tokio::test]
+async fn seats_are_taken_in_the_documented_order() {
+    let state = server(Config::default());
+    let mut ann = Person::new("ann", 1, 64);
+    let mut bob = Person::new("bob", 2, 64);
+    let mut cy = Person::new("cy", 3, 64);
+    let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
+    let first = ann.snapshot().await;
+    assert_eq!((first.seq, first.status.clone()), (1, GameStatus::Waiting));
+
+    assert_eq!(code(join(&room, &bob, Some(SeatChoice::O)).await), None);
+    let s = ann.snapshot().await;
+    assert_eq!(s.status, GameStatus::Playing { turn: Mark::X });
+    assert_eq!(bob.snapshot().await, s);
+
+    assert_eq!(
+        code(join(&room, &cy, Some(SeatChoice::Any)).await),
+        Some(ErrorCode::RoomFull)
+    );
+    assert_eq!(
+        code(join(&room, &cy, Some(SeatChoice::X)).await),
+        Some(ErrorCode::SeatTaken)
+    );
+    assert_eq!(
+        code(join(&room, &ann, Some(SeatChoice::O)).await),
+        Some(ErrorCode::SeatTaken)
+    );
+    assert!(ann.nothing_queued(), "refusals send no snapshot");
+
+    assert_eq!(code(join(&room, &cy, None).await), None);
+    let s = cy.snapshot().await;
+    assert_eq!(s.spectators, vec!["cy"]);
+    assert_eq!(s.seq, 3);
+    assert_eq!(ann.snapshot().await, s);
+
+    assert_eq!(
+        code(room.request(bob.member.clone(), None, Request::Leave).await),
+        None
+    );
+    let s = ann.snapshot().await;
+    assert!(matches!(s.seats[1].occupant, Occupant::Empty));
+    assert_eq!(s.status, GameStatus::Waiting);
+    assert_eq!(
+        code(join(&room, &ann, Some(SeatChoice::O)).await),
+        Some(ErrorCode::AlreadySeated)
+    );
+    assert_eq!(
+        code(room.request(bob.member.clone(), None, Request::Leave).await),
+        Some(ErrorCode::NotInRoom)
+    );
+
+    // A spectator who takes a seat stops watching; "any" finds the free O seat.
+    assert_eq!(code(join(&room, &cy, Some(SeatChoice::Any)).await), None);
+    let s = cy.latest().await;
+    assert!(s.spectators.is_empty());
+    assert!(matches!(&s.seats[1].occupant, Occupant::Human { name, .. } if name == "cy"));
+    // Asking again for the seat you hold only resends the snapshot, to you alone.
+    assert_eq!(code(join(&room, &cy, Some(SeatChoice::O)).await), None);
+    assert_eq!(cy.snapshot().await.seq, s.seq);
+    assert_eq!(ann.latest().await.seq, s.seq);
+    assert!(ann.nothing_queued());
+}
+
+#[tokio::test]
+async fn play_checks_its_refusals_in_order_and_refusals_change_nothing() {
+    let state = server(Config::default());
+    let mut ann = Person::new("ann", 1, 64);
+    let mut bob = Person::new("bob", 2, 64);
+    let cy = Person::new("cy", 3, 64);
+    let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
+    ann.snapshot().await;
+    assert_eq!(
+        code(play(&room, &cy, 0, "a1").await),
+        Some(ErrorCode::NotInRoom)
+    );
+    assert_eq!(
+        code(play(&room, &ann, 0, "a1").await),
+        Some(ErrorCode::GameNotInProgress)
+    );
+    join(&room, &bob, Some(SeatChoice::O))
+        .await
+        .expect("bob sits");
+    join(&room, &cy, None).await.expect("cy watches");
+    assert_eq!(
+        code(play(&room, &cy, 0, "a1").await),
+        Some(ErrorCode::NotAPlayer)
+    );
+    assert_eq!(
+        code(play(&room, &bob, 0, "a1").await),
+        Some(ErrorCode::NotYourTurn)
+    );
+    assert_eq!(
+        code(play(&room, &ann, 1, "a1").await),
+        Some(ErrorCode::StalePly)
+    );
+    assert_eq!(
+        code(play(&room, &ann, 0, "z9").await),
+        Some(ErrorCode::IllegalMove)
+    );
+    assert_eq!(
+        code(play(&room, &ann, 0, "nonsense").await),
+        Some(ErrorCode::IllegalMove)
+    );
+    let before = ann.latest().await;
+    assert_eq!(before.spectators, vec!["cy"]);
+    assert!(ann.nothing_queued(), "refusals send nothing");
+
+    play(&room, &ann, 0, "b2").await.expect("legal");
+    let after = ann.snapshot().await;
+    assert_eq!(after.seq, before.seq + 1);
+    assert_eq!(after.board, vec!["...", ".X.", "..."]);
+    assert_eq!(
+        code(play(&room, &bob, 1, "b2").await),
+        Some(ErrorCode::IllegalMove)
+    );
+    // Bob saw the same events in the same order.
+    let mut seen = Vec::new();
+    while let Ok(Message::Text(t)) = bob.queue.try_recv() {
+        seen.push(decode_server(t.as_str()).expect("valid"));
+    }
+    let last = seen.last().expect("bob got snapshots");
+    assert!(matches!(&last.message, ServerMessage::Room { room } if **room == after));
+}
+
+#[tokio::test]
+async fn a_rematch_swaps_the_seats_once_both_players_ask() {
+    let state = server(Config::default());
+    let mut ann = Person::new("ann", 1, 64);
+    let bob = Person::new("bob", 2, 64);
+    let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
+    join(&room, &bob, Some(SeatChoice::O))
+        .await
+        .expect("bob sits");
+    assert_eq!(
+        code(
+            room.request(ann.member.clone(), None, Request::Rematch)
+                .await
+        ),
+        Some(ErrorCode::GameInProgress)
+    );
+    for (ply, (who, mv)) in [
+        (&ann, "a1"),
+        (&bob, "a2"),
+        (&ann, "b1"),
+        (&bob, "b2"),
+        (&ann, "c1"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        play(&room, who, u32::try_from(ply).expect("small"), mv)
+            .await
+            .expect("legal");
+    }
+    room.request(ann.member.clone(), None, Request::Rematch)
+        .await
+        .expect("rematch");
+    room.request(
+        bob.member.clone(),
+        Some(RequestId::Number(5)),
+        Request::Rematch,
+    )
+    .await
+    .expect("rematch");
+    let last = ann.latest().await;
+    assert_eq!(last.game, 2);
+    assert_eq!(last.ply, 0);
+    assert_eq!(last.status, GameStatus::Playing { turn: Mark::X });
+    assert!(matches!(&last.seats[0].occupant, Occupant::Human { name, .. } if name == "bob"));
+    assert!(matches!(&last.seats[1].occupant, Occupant::Human { name, .. } if name == "ann"));
+    assert!(last.seats.iter().all(|s| !s.rematch));
+}
+
+#[tokio::test]
+async fn a_member_whose_queue_is_full_is_kicked_and_its_seat_held() {
+    let state = server(Config::default());
+    let mut ann = Person::new("ann", 1, 64);
+    // Room for one frame: bob's join snapshot fills it.
+    let bob = Person::new("bob", 2, 1);
+    let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
+    join(&room, &bob, Some(SeatChoice::O))
+        .await
+        .expect("bob sits");
+    ann.snapshot().await;
+    ann.snapshot().await;
+    assert!(bob.kick.reason().is_none());
+    play(&room, &ann, 0, "b2").await.expect("legal");
+    assert_eq!(bob.kick.reason(), Some(ByeReason::TooSlow));
+    let moved = ann.snapshot().await;
+    assert_eq!(moved.ply, 1);
+    let dropped = ann.snapshot().await;
+    assert_eq!(dropped.seq, moved.seq + 1);
+    assert!(matches!(
+        dropped.seats[1].occupant,
+        Occupant::Human {
+            connected: false,
+            ..
+        }
+    ));
+    assert_eq!(
+        dropped.status,
+        GameStatus::Playing { turn: Mark::O },
+        "the seat is held"
+    );
+}
+
+#[tokio::test]
+async fn a_room_with_nobody_connected_closes_and_leaves_the_lobby() {
+    let state = server(Config {
+        room_idle_timeout: Duration::from_millis(50),
+        ..Config::default()
+    });
+    let mut ann = Person::new("ann", 7, 64);
+    let room = open_room(
+        &state,
+        &ann,
+        SeatRequest::Me,
+        SeatRequest::Ai { level: Level::Easy },
+    );
+    ann.snapshot().await;
+    // A detach from another connection of the session is ignored.
+    room.detach(ann.session(), Attachment(8)).await;
+    room.detach(ann.session(), Attachment(7)).await;
+    state.tracker.close();
+    tokio::time::timeout(WAIT, state.tracker.wait())
+        .await
+        .expect("the room actor ends by itself");
+    assert_eq!(state.lobby.len(), 0);
+}
