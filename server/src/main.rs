@@ -50,10 +50,10 @@ struct Args {
     #[arg(long, env = "INAROW_IDLE_TIMEOUT_MS", default_value_t = 45_000)]
     idle_timeout_ms: u64,
     /// Longest display name, in characters.
-    #[arg(long, env = "INAROW_MAX_NAME_CHARS", default_value_t = 24)]
+    #[arg(long, env = "INAROW_MAX_NAME_CHARS", default_value_t = inarow_protocol::MAX_NAME_CHARS)]
     max_name_chars: usize,
     /// Longest chat line, in characters.
-    #[arg(long, env = "INAROW_MAX_CHAT_CHARS", default_value_t = 500)]
+    #[arg(long, env = "INAROW_MAX_CHAT_CHARS", default_value_t = inarow_protocol::MAX_CHAT_CHARS)]
     max_chat_chars: usize,
     /// Time budget of one AI move, in ms.
     #[arg(long, env = "INAROW_AI_MOVE_MS", default_value_t = 1_000)]
