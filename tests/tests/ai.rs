@@ -4,10 +4,12 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, XorShift, assert_same_story, check_result, fast_config, perfect_ai,
-    plan, seat_of, tictactoe,
+    Client, Config, TestServer, assert_same_story, check_result, fast_config, perfect_ai, plan,
+    seat_of, tictactoe,
 };
 use inarow_protocol::{GameStatus, Level, Mark, Occupant, SeatRequest};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 /// Connections playing at once, and games each plays (alternating marks).
 const WORKERS: u64 = 8;
@@ -35,7 +37,7 @@ impl Tally {
 }
 
 async fn random_player(mut client: Client, seed: u64) -> Tally {
-    let mut rng = XorShift::new(seed);
+    let mut rng = SmallRng::seed_from_u64(seed);
     let mut tally = Tally::default();
     for game in 0..GAMES_PER_WORKER {
         let me = if (seed + game).is_multiple_of(2) {
@@ -207,7 +209,7 @@ async fn connect_four_against_the_ai_obeys_gravity() {
     assert_eq!(first.board[5], "...X...", "{first:?}");
     assert!(first.moves[0].starts_with('d'), "{first:?}");
     let start = human.reach_room(&room, |s| s.ply == 2).await;
-    let mut rng = XorShift::new(44);
+    let mut rng = SmallRng::seed_from_u64(44);
     let last = human.play_randomly(start, Mark::X, &mut rng).await;
     check_result(&last);
     for snapshot in human.snapshots(&room) {
@@ -243,7 +245,7 @@ async fn connect_four_against_the_ai_obeys_gravity() {
 async fn easy_and_medium_ais_play_legal_games() {
     let server = TestServer::start(fast_config()).await;
     let mut human = server.lobby("Kid").await;
-    let mut rng = XorShift::new(99);
+    let mut rng = SmallRng::seed_from_u64(99);
     let mut results = Vec::new();
     for level in [Level::Easy, Level::Medium] {
         for me in [Mark::X, Mark::O] {
@@ -324,7 +326,7 @@ async fn a_rematch_against_the_ai_starts_at_once_with_marks_swapped() {
         .create_room(tictactoe(), plan(SeatRequest::Me, perfect_ai()), false)
         .await;
     let room = start.id.clone();
-    let mut rng = XorShift::new(5);
+    let mut rng = SmallRng::seed_from_u64(5);
     let first = human.play_randomly(start, Mark::X, &mut rng).await;
     check_result(&first);
     // The AI always agrees, so one request starts game 2, where the AI plays X.

@@ -4,12 +4,14 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, XorShift, check_result, fast_config, human_connected, perfect_ai,
-    plan, tictactoe,
+    Client, Config, TestServer, check_result, fast_config, human_connected, perfect_ai, plan,
+    tictactoe,
 };
 use inarow_protocol::{
     ByeReason, ClientMessage, GameStatus, Mark, RoomSnapshot, SeatChoice, SeatRequest,
 };
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversize_frames_and_floods_close_only_the_offender() {
@@ -99,8 +101,8 @@ async fn play_pair(
     o_start: RoomSnapshot,
     seed: u64,
 ) -> RoomSnapshot {
-    let mut rx = XorShift::new(seed);
-    let mut ro = XorShift::new(seed ^ 0xFFFF);
+    let mut rx = SmallRng::seed_from_u64(seed);
+    let mut ro = SmallRng::seed_from_u64(seed ^ 0xFFFF);
     let (a, b) = tokio::join!(
         x.play_randomly(x_start, Mark::X, &mut rx),
         o.play_randomly(o_start, Mark::O, &mut ro)
@@ -139,7 +141,7 @@ async fn a_hundred_rooms_play_at_once() {
         };
         let start = human.create_room(tictactoe(), seats, false).await;
         ai_games.push(tokio::spawn(async move {
-            let mut rng = XorShift::new(1_000 + i as u64);
+            let mut rng = SmallRng::seed_from_u64(1_000 + i as u64);
             let last = human.play_randomly(start, me, &mut rng).await;
             (me, last)
         }));

@@ -4,12 +4,14 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, XorShift, check_result, fast_config, human_connected, occupant,
-    plan, seat_of, tictactoe,
+    Client, Config, TestServer, check_result, fast_config, human_connected, occupant, plan,
+    seat_of, tictactoe,
 };
 use inarow_protocol::{
     ByeReason, GameStatus, Level, Mark, Occupant, RoomId, SeatChoice, SeatRequest,
 };
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 /// Ann (X) and Bob (O) in a fresh tic-tac-toe room after X `a1` and O `b2`: X to move.
 async fn seated_pair(server: &TestServer) -> (Client, Client, RoomId) {
@@ -144,7 +146,7 @@ async fn after_the_grace_the_seat_empties_and_an_ai_takes_over() {
     assert_eq!(moved.status, GameStatus::Playing { turn: Mark::O });
 
     // Bob plays on at random; the perfect AI (X after a1 b2, a drawn position) must not lose.
-    let mut rng = XorShift::new(7);
+    let mut rng = SmallRng::seed_from_u64(7);
     let last = bob.play_randomly(moved, Mark::O, &mut rng).await;
     check_result(&last);
     assert!(
