@@ -7,7 +7,7 @@
 //! - [`server`]: the server under test and its configuration for tests.
 //! - [`client`]: a WebSocket client that reads, waits and remembers what it saw.
 //! - [`requests`]: the protocol's requests as client methods, and their common arguments.
-//! - [`players`]: a random player that drives a game to its end.
+//! - [`players`]: scripted and random players that drive a game to its end.
 //! - [`snapshot`]: reading room snapshots (cells, seats, occupants).
 //! - [`oracle`]: judging a finished game against its own board.
 //! - [`assertions`]: checks across clients (event order, one story per room).
@@ -22,7 +22,8 @@ pub mod snapshot;
 
 pub use assertions::assert_same_story;
 pub use client::{Client, Closed, ErrorReply, RECV_TIMEOUT, Welcome};
-pub use oracle::check_result;
+pub use oracle::{assert_won, check_result};
+pub use players::take_turns;
 pub use requests::{perfect_ai, plan, tictactoe};
 pub use server::{Config, SHUTDOWN_WAIT, TestServer, fast_config};
 pub use snapshot::{human_connected, mark_at, occupant, seat_of};

@@ -126,6 +126,16 @@ pub fn check_result(snapshot: &RoomSnapshot) {
     }
 }
 
+/// Checks that `snapshot` reports a win for `winner` and that the result holds up (see
+/// [`check_result`]).
+pub fn assert_won(snapshot: &RoomSnapshot, winner: Mark) {
+    assert!(
+        matches!(&snapshot.status, GameStatus::Won { winner: w, .. } if *w == winner),
+        "expected {winner} to win: {snapshot:?}"
+    );
+    check_result(snapshot);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,5 +235,18 @@ mod tests {
             &["a3", "a2", "b3", "b2", "c2", "c1", "a1", "b1", "c3"],
             GameStatus::Drawn,
         ));
+    }
+
+    #[test]
+    #[should_panic(expected = "expected O to win")]
+    fn a_win_for_the_other_mark_fails_assert_won() {
+        assert_won(
+            &snapshot(
+                &["X..", "XO.", "XO."],
+                &["a1", "b1", "a2", "b2", "a3"],
+                won(Mark::X, &["a1", "a2", "a3"]),
+            ),
+            Mark::O,
+        );
     }
 }

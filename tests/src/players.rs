@@ -1,11 +1,30 @@
-//! Players that drive a game through the server: one that picks random legal moves from a
-//! seeded generator until the game ends.
+//! Players that drive a game through the server: one that follows a script of moves for both
+//! seats, and one that picks random legal moves from a seeded generator until the game ends.
 
-use inarow_protocol::{GameStatus, Mark, RoomSnapshot};
+use inarow_protocol::{GameStatus, Mark, RoomId, RoomSnapshot};
 use rand::Rng;
 use rand::seq::IndexedRandom;
 
 use crate::client::Client;
+
+/// Plays `moves` in turn from ply `from_ply`, X's moves by `x` and O's by `o`: before each
+/// move the mover waits until it has seen the ply reached. Returns the snapshot that answers
+/// the last move.
+pub async fn take_turns(
+    x: &mut Client,
+    o: &mut Client,
+    room: &RoomId,
+    from_ply: u32,
+    moves: &[&str],
+) -> RoomSnapshot {
+    let mut last = None;
+    for (ply, mv) in (from_ply..).zip(moves) {
+        let mover = if ply % 2 == 0 { &mut *x } else { &mut *o };
+        mover.reach_room(room, |s| s.ply == ply).await;
+        last = Some(mover.play(room, ply, mv).await);
+    }
+    last.expect("take_turns needs at least one move")
+}
 
 impl Client {
     /// Plays random legal moves, drawn from `rng`, for seat `me` of `room` until the game

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use inarow_e2e::{
     Client, Config, TestServer, assert_same_story, check_result, fast_config, perfect_ai, plan,
-    seat_of, tictactoe,
+    seat_of, take_turns, tictactoe,
 };
 use inarow_protocol::{GameStatus, Level, Mark, Occupant, SeatRequest};
 use rand::SeedableRng;
@@ -493,13 +493,14 @@ async fn human_games_go_on_while_ais_think_in_other_rooms() {
     }
 
     let (mut ann, mut bob, room) = server.seated_pair().await;
-    for (ply, mv) in ["a1", "b1", "a2", "b2"].into_iter().enumerate() {
-        let player = if ply % 2 == 0 { &mut ann } else { &mut bob };
-        player
-            .play(&room, u32::try_from(ply).expect("small"), mv)
-            .await;
-    }
-    let won = ann.play(&room, 4, "a3").await;
+    let won = take_turns(
+        &mut ann,
+        &mut bob,
+        &room,
+        0,
+        &["a1", "b1", "a2", "b2", "a3"],
+    )
+    .await;
     assert_eq!(
         won.status,
         GameStatus::Won {

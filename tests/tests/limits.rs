@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, check_result, fast_config, human_connected, perfect_ai, plan,
-    tictactoe,
+    Client, Config, TestServer, assert_won, check_result, fast_config, human_connected, perfect_ai,
+    plan, take_turns, tictactoe,
 };
 use inarow_protocol::{
     ByeReason, ClientMessage, GameStatus, Mark, RoomSnapshot, SeatChoice, SeatRequest,
@@ -72,24 +72,8 @@ async fn oversize_frames_and_floods_close_only_the_offender() {
     assert_eq!(closed.code, Some(1008), "{closed:?}");
 
     // The game between Ann and Bob finishes normally: X takes the b column.
-    bob.play(&room, 1, "a1").await;
-    ann.reach_room(&room, |s| s.ply == 2).await;
-    ann.play(&room, 2, "b1").await;
-    bob.reach_room(&room, |s| s.ply == 3).await;
-    bob.play(&room, 3, "c3").await;
-    ann.reach_room(&room, |s| s.ply == 4).await;
-    let last = ann.play(&room, 4, "b3").await;
-    assert!(
-        matches!(
-            last.status,
-            GameStatus::Won {
-                winner: Mark::X,
-                ..
-            }
-        ),
-        "{last:?}"
-    );
-    check_result(&last);
+    let last = take_turns(&mut ann, &mut bob, &room, 1, &["a1", "b1", "c3", "b3"]).await;
+    assert_won(&last, Mark::X);
     let seen_by_bob = bob.reach_room(&room, |s| s.status.is_over()).await;
     assert_eq!(seen_by_bob, last);
 }
