@@ -50,6 +50,13 @@ impl Client {
         .await
     }
 
+    /// Creates a public tic-tac-toe room with this client in X and O open; returns its id.
+    pub async fn open_room(&mut self) -> RoomId {
+        self.create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
+            .await
+            .id
+    }
+
     /// Joins `room` in `seat` (or as a spectator with `None`); returns the reply snapshot.
     pub async fn join(&mut self, room: &RoomId, seat: Option<SeatChoice>) -> RoomSnapshot {
         self.call_room(ClientMessage::Join {

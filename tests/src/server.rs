@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use inarow_protocol::{GameStatus, Mark, RoomId, SeatChoice, SeatRequest};
+use inarow_protocol::{GameStatus, Mark, RoomId, SeatChoice};
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -12,7 +12,6 @@ use tokio_util::sync::CancellationToken;
 pub use inarow_server::Config;
 
 use crate::client::Client;
-use crate::requests::{plan, tictactoe};
 
 /// How long [`TestServer::shutdown`] waits for the server task before failing the test. The
 /// server promises about 5 s; tests that check that bound assert on the returned duration.
@@ -77,10 +76,7 @@ impl TestServer {
     pub async fn seated_pair(&self) -> (Client, Client, RoomId) {
         let mut ann = self.lobby("Ann").await;
         let mut bob = self.lobby("Bob").await;
-        let room = ann
-            .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-            .await
-            .id;
+        let room = ann.open_room().await;
         bob.join(&room, Some(SeatChoice::O)).await;
         ann.reach_room(&room, |s| {
             s.ply == 0 && s.status == GameStatus::Playing { turn: Mark::X }

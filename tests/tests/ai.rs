@@ -267,10 +267,7 @@ async fn easy_and_medium_ais_play_legal_games() {
 async fn seats_can_be_given_to_an_ai_and_taken_back() {
     let server = TestServer::start(fast_config()).await;
     let mut host = server.lobby("Host").await;
-    let room = host
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = host.open_room().await;
     let seated = host.set_seat(&room, Mark::O, Some(Level::Easy)).await;
     assert!(
         matches!(

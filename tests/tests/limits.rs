@@ -222,10 +222,7 @@ async fn a_slow_reader_is_dropped_and_keeps_its_seat() {
     slow.hello("Slow").await;
     let token = slow.token();
     let mut talker = server.lobby("Talker").await;
-    let room = slow
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = slow.open_room().await;
     talker.join(&room, Some(SeatChoice::O)).await;
 
     // Slow stops reading; Talker chats until the room reports Slow's connection gone
