@@ -4,8 +4,6 @@
 //! `main.rs` only parses flags and calls [`run`]; everything else lives here so tests can
 //! drive the app state, the renderer and plain mode without a terminal.
 
-#![cfg_attr(not(test), warn(clippy::unwrap_used))]
-
 pub mod app;
 pub mod board;
 pub mod cli;

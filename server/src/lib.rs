@@ -7,8 +7,6 @@
 //! behind a semaphore (`ai_worker`), and a registry of sessions with resume tokens
 //! (`session`). Every limit is a field of [`Config`].
 
-#![cfg_attr(not(test), warn(clippy::unwrap_used))]
-
 mod ai_worker;
 mod config;
 mod connection;
