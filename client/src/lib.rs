@@ -12,8 +12,6 @@
 //! [`terminal`] runs the loop), plain mode is [`plain`]. [`net`] is the connection task
 //! under both.
 
-#![cfg_attr(not(test), warn(clippy::unwrap_used))]
-
 pub mod app;
 pub mod board;
 pub mod cli;

@@ -17,8 +17,6 @@
 //! `ai_worker` and the leaves (`peer`, `refusal`, `room_spec`, `snapshot`, `text`).
 //! A room sees the server only through `room::Context`.
 
-#![cfg_attr(not(test), warn(clippy::unwrap_used))]
-
 mod ai_worker;
 mod config;
 mod connection;

@@ -4,10 +4,12 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, XorShift, assert_same_story, check_result, fast_config, perfect_ai,
-    plan, seat_of, tictactoe,
+    Client, Config, TestServer, assert_same_story, check_result, fast_config, perfect_ai, plan,
+    seat_of, take_turns, tictactoe,
 };
 use inarow_protocol::{GameStatus, Level, Mark, Occupant, SeatRequest};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 /// Connections playing at once, and games each plays (alternating marks).
 const WORKERS: u64 = 8;
@@ -35,7 +37,7 @@ impl Tally {
 }
 
 async fn random_player(mut client: Client, seed: u64) -> Tally {
-    let mut rng = XorShift::new(seed);
+    let mut rng = SmallRng::seed_from_u64(seed);
     let mut tally = Tally::default();
     for game in 0..GAMES_PER_WORKER {
         let me = if (seed + game).is_multiple_of(2) {
@@ -207,7 +209,7 @@ async fn connect_four_against_the_ai_obeys_gravity() {
     assert_eq!(first.board[5], "...X...", "{first:?}");
     assert!(first.moves[0].starts_with('d'), "{first:?}");
     let start = human.reach_room(&room, |s| s.ply == 2).await;
-    let mut rng = XorShift::new(44);
+    let mut rng = SmallRng::seed_from_u64(44);
     let last = human.play_randomly(start, Mark::X, &mut rng).await;
     check_result(&last);
     for snapshot in human.snapshots(&room) {
@@ -243,7 +245,7 @@ async fn connect_four_against_the_ai_obeys_gravity() {
 async fn easy_and_medium_ais_play_legal_games() {
     let server = TestServer::start(fast_config()).await;
     let mut human = server.lobby("Kid").await;
-    let mut rng = XorShift::new(99);
+    let mut rng = SmallRng::seed_from_u64(99);
     let mut results = Vec::new();
     for level in [Level::Easy, Level::Medium] {
         for me in [Mark::X, Mark::O] {
@@ -265,10 +267,7 @@ async fn easy_and_medium_ais_play_legal_games() {
 async fn seats_can_be_given_to_an_ai_and_taken_back() {
     let server = TestServer::start(fast_config()).await;
     let mut host = server.lobby("Host").await;
-    let room = host
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = host.open_room().await;
     let seated = host.set_seat(&room, Mark::O, Some(Level::Easy)).await;
     assert!(
         matches!(
@@ -324,7 +323,7 @@ async fn a_rematch_against_the_ai_starts_at_once_with_marks_swapped() {
         .create_room(tictactoe(), plan(SeatRequest::Me, perfect_ai()), false)
         .await;
     let room = start.id.clone();
-    let mut rng = XorShift::new(5);
+    let mut rng = SmallRng::seed_from_u64(5);
     let first = human.play_randomly(start, Mark::X, &mut rng).await;
     check_result(&first);
     // The AI always agrees, so one request starts game 2, where the AI plays X.
@@ -491,13 +490,14 @@ async fn human_games_go_on_while_ais_think_in_other_rooms() {
     }
 
     let (mut ann, mut bob, room) = server.seated_pair().await;
-    for (ply, mv) in ["a1", "b1", "a2", "b2"].into_iter().enumerate() {
-        let player = if ply % 2 == 0 { &mut ann } else { &mut bob };
-        player
-            .play(&room, u32::try_from(ply).expect("small"), mv)
-            .await;
-    }
-    let won = ann.play(&room, 4, "a3").await;
+    let won = take_turns(
+        &mut ann,
+        &mut bob,
+        &room,
+        0,
+        &["a1", "b1", "a2", "b2", "a3"],
+    )
+    .await;
     assert_eq!(
         won.status,
         GameStatus::Won {

@@ -266,10 +266,7 @@ async fn invalid_rules() -> Vec<ErrorCode> {
 async fn invalid_chat() -> Vec<ErrorCode> {
     let server = TestServer::start(fast_config()).await;
     let mut c = server.lobby("Chatty").await;
-    let room = c
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = c.open_room().await;
     let mut seen = Vec::new();
     for text in [String::new(), "   \n ".to_owned(), "x".repeat(501)] {
         let chat = ClientMessage::Chat {
@@ -311,8 +308,7 @@ async fn unknown_room() -> Vec<ErrorCode> {
         };
         seen.push(c.expect_refused(join, ErrorCode::UnknownRoom).await.code);
     }
-    c.create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await;
+    c.open_room().await;
     seen
 }
 
@@ -323,10 +319,7 @@ async fn seat_errors() -> Vec<ErrorCode> {
     let mut bob = server.lobby("Bob").await;
     let mut cy = server.lobby("Cy").await;
     let mut seen = Vec::new();
-    let room = ann
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = ann.open_room().await;
     let join = |seat| ClientMessage::Join {
         room: room.clone(),
         seat,
@@ -392,10 +385,7 @@ async fn play_errors() -> Vec<ErrorCode> {
     let mut bob = server.lobby("Bob").await;
     let mut cy = server.lobby("Cy").await;
     let mut seen = Vec::new();
-    let room = ann
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = ann.open_room().await;
     let play = |ply: u32, mv: &str| ClientMessage::Play {
         room: room.clone(),
         ply,
@@ -608,10 +598,7 @@ async fn too_large() -> Vec<ErrorCode> {
     let server = TestServer::start(config).await;
     // Under the limit is fine.
     let mut fine = server.lobby("Fine").await;
-    let room = fine
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = fine.open_room().await;
     let text = "z".repeat(400);
     match fine
         .call(ClientMessage::Chat {
@@ -715,10 +702,7 @@ async fn too_many_rooms() -> Vec<ErrorCode> {
     };
     let server = TestServer::start(config).await;
     let mut c = server.lobby("Builder").await;
-    let room = c
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = c.open_room().await;
     let create = ClientMessage::CreateRoom {
         name: None,
         rules: tictactoe(),

@@ -4,12 +4,14 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, XorShift, check_result, fast_config, human_connected, perfect_ai,
-    plan, tictactoe,
+    Client, Config, TestServer, assert_won, check_result, fast_config, human_connected, perfect_ai,
+    plan, take_turns, tictactoe,
 };
 use inarow_protocol::{
     ByeReason, ClientMessage, GameStatus, Mark, RoomSnapshot, SeatChoice, SeatRequest,
 };
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversize_frames_and_floods_close_only_the_offender() {
@@ -70,24 +72,8 @@ async fn oversize_frames_and_floods_close_only_the_offender() {
     assert_eq!(closed.code, Some(1008), "{closed:?}");
 
     // The game between Ann and Bob finishes normally: X takes the b column.
-    bob.play(&room, 1, "a1").await;
-    ann.reach_room(&room, |s| s.ply == 2).await;
-    ann.play(&room, 2, "b1").await;
-    bob.reach_room(&room, |s| s.ply == 3).await;
-    bob.play(&room, 3, "c3").await;
-    ann.reach_room(&room, |s| s.ply == 4).await;
-    let last = ann.play(&room, 4, "b3").await;
-    assert!(
-        matches!(
-            last.status,
-            GameStatus::Won {
-                winner: Mark::X,
-                ..
-            }
-        ),
-        "{last:?}"
-    );
-    check_result(&last);
+    let last = take_turns(&mut ann, &mut bob, &room, 1, &["a1", "b1", "c3", "b3"]).await;
+    assert_won(&last, Mark::X);
     let seen_by_bob = bob.reach_room(&room, |s| s.status.is_over()).await;
     assert_eq!(seen_by_bob, last);
 }
@@ -99,8 +85,8 @@ async fn play_pair(
     o_start: RoomSnapshot,
     seed: u64,
 ) -> RoomSnapshot {
-    let mut rx = XorShift::new(seed);
-    let mut ro = XorShift::new(seed ^ 0xFFFF);
+    let mut rx = SmallRng::seed_from_u64(seed);
+    let mut ro = SmallRng::seed_from_u64(seed ^ 0xFFFF);
     let (a, b) = tokio::join!(
         x.play_randomly(x_start, Mark::X, &mut rx),
         o.play_randomly(o_start, Mark::O, &mut ro)
@@ -139,7 +125,7 @@ async fn a_hundred_rooms_play_at_once() {
         };
         let start = human.create_room(tictactoe(), seats, false).await;
         ai_games.push(tokio::spawn(async move {
-            let mut rng = XorShift::new(1_000 + i as u64);
+            let mut rng = SmallRng::seed_from_u64(1_000 + i as u64);
             let last = human.play_randomly(start, me, &mut rng).await;
             (me, last)
         }));
@@ -236,10 +222,7 @@ async fn a_slow_reader_is_dropped_and_keeps_its_seat() {
     slow.hello("Slow").await;
     let token = slow.token();
     let mut talker = server.lobby("Talker").await;
-    let room = slow
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = slow.open_room().await;
     talker.join(&room, Some(SeatChoice::O)).await;
 
     // Slow stops reading; Talker chats until the room reports Slow's connection gone

@@ -334,10 +334,7 @@ async fn a_room_nobody_watches_closes_after_the_idle_timeout() {
     let server = TestServer::start(config).await;
     let mut host = server.lobby("Host").await;
     let mut other = server.lobby("Other").await;
-    let room = host
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = host.open_room().await;
     // A room with a connected human stays, however long it is idle...
     let kept = host.list_rooms().await;
     assert!(kept.iter().any(|r| r.id == room));
@@ -371,10 +368,7 @@ async fn two_joins_racing_for_one_seat_get_one_seat() {
     let mut two = server.lobby("Two").await;
     let (mut one_won, mut two_won) = (0, 0);
     for _ in 0..20 {
-        let room = host
-            .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-            .await
-            .id;
+        let room = host.open_room().await;
         let join = ClientMessage::Join {
             room: room.clone(),
             seat: Some(SeatChoice::Any),

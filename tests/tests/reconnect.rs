@@ -4,42 +4,27 @@
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, TestServer, XorShift, check_result, fast_config, human_connected, occupant,
-    plan, seat_of, tictactoe,
+    Client, Config, TestServer, assert_won, check_result, fast_config, human_connected, occupant,
+    plan, seat_of, take_turns, tictactoe,
 };
 use inarow_protocol::{
     ByeReason, GameStatus, Level, Mark, Occupant, RoomId, SeatChoice, SeatRequest,
 };
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
 /// Ann (X) and Bob (O) in a fresh tic-tac-toe room after X `a1` and O `b2`: X to move.
 async fn seated_pair(server: &TestServer) -> (Client, Client, RoomId) {
     let (mut ann, mut bob, room) = server.seated_pair().await;
-    ann.play(&room, 0, "a1").await;
-    bob.reach_room(&room, |s| s.ply == 1).await;
-    bob.play(&room, 1, "b2").await;
+    take_turns(&mut ann, &mut bob, &room, 0, &["a1", "b2"]).await;
     ann.reach_room(&room, |s| s.ply == 2).await;
     (ann, bob, room)
 }
 
 /// X plays a2 and a3 around O's c3 and wins the a column.
 async fn finish_with_x_win(x: &mut Client, o: &mut Client, room: &RoomId) {
-    x.reach_room(room, |s| s.ply == 2).await;
-    x.play(room, 2, "a2").await;
-    o.reach_room(room, |s| s.ply == 3).await;
-    o.play(room, 3, "c3").await;
-    x.reach_room(room, |s| s.ply == 4).await;
-    let last = x.play(room, 4, "a3").await;
-    assert!(
-        matches!(
-            last.status,
-            GameStatus::Won {
-                winner: Mark::X,
-                ..
-            }
-        ),
-        "{last:?}"
-    );
-    check_result(&last);
+    let last = take_turns(x, o, room, 2, &["a2", "c3", "a3"]).await;
+    assert_won(&last, Mark::X);
     o.reach_room(room, |s| s.status.is_over()).await;
 }
 
@@ -144,7 +129,7 @@ async fn after_the_grace_the_seat_empties_and_an_ai_takes_over() {
     assert_eq!(moved.status, GameStatus::Playing { turn: Mark::O });
 
     // Bob plays on at random; the perfect AI (X after a1 b2, a drawn position) must not lose.
-    let mut rng = XorShift::new(7);
+    let mut rng = SmallRng::seed_from_u64(7);
     let last = bob.play_randomly(moved, Mark::O, &mut rng).await;
     check_result(&last);
     assert!(

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use inarow_e2e::{Client, Config, TestServer, fast_config, plan, tictactoe};
+use inarow_e2e::{Client, Config, TestServer, fast_config, plan};
 use inarow_protocol::{
     ByeReason, GameStatus, Level, Mark, Occupant, Rules, RulesSpec, SeatChoice, SeatRequest,
 };
@@ -25,10 +25,7 @@ async fn shutdown_says_bye_to_everyone_and_ends_in_time() {
     let mut ann = server.lobby("Ann").await;
     let mut bob = server.lobby("Bob").await;
     let mut sam = server.lobby("Sam").await;
-    let room = ann
-        .create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
-        .await
-        .id;
+    let room = ann.open_room().await;
     bob.join(&room, Some(SeatChoice::O)).await;
     sam.join(&room, None).await;
     ann.reach_room(&room, |s| s.status == GameStatus::Playing { turn: Mark::X })

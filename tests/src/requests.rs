@@ -1,0 +1,96 @@
+//! The protocol's room and lobby requests as [`Client`] methods that fail the test unless the
+//! expected reply arrives, and the arguments tests pass to them most often.
+
+use inarow_protocol::{
+    ClientMessage, Level, Mark, RoomId, RoomSnapshot, RoomSummary, RulesSpec, SeatChoice, SeatPlan,
+    SeatRequest, ServerMessage,
+};
+
+use crate::client::Client;
+
+/// The tic-tac-toe preset.
+pub fn tictactoe() -> RulesSpec {
+    RulesSpec::Preset("tictactoe".to_owned())
+}
+
+/// A seat plan from two seat requests.
+pub fn plan(x: SeatRequest, o: SeatRequest) -> SeatPlan {
+    SeatPlan { x, o }
+}
+
+/// A perfect AI seat request.
+pub fn perfect_ai() -> SeatRequest {
+    SeatRequest::Ai {
+        level: Level::Perfect,
+    }
+}
+
+impl Client {
+    /// Lists the public rooms.
+    pub async fn list_rooms(&mut self) -> Vec<RoomSummary> {
+        match self.call(ClientMessage::ListRooms {}).await {
+            ServerMessage::Rooms { rooms } => rooms,
+            other => panic!("{}: expected rooms, got {other:?}", self.label()),
+        }
+    }
+
+    /// Creates a room and returns its first snapshot.
+    pub async fn create_room(
+        &mut self,
+        rules: RulesSpec,
+        seats: SeatPlan,
+        private: bool,
+    ) -> RoomSnapshot {
+        self.call_room(ClientMessage::CreateRoom {
+            name: None,
+            rules,
+            seats,
+            private,
+        })
+        .await
+    }
+
+    /// Creates a public tic-tac-toe room with this client in X and O open; returns its id.
+    pub async fn open_room(&mut self) -> RoomId {
+        self.create_room(tictactoe(), plan(SeatRequest::Me, SeatRequest::Open), false)
+            .await
+            .id
+    }
+
+    /// Joins `room` in `seat` (or as a spectator with `None`); returns the reply snapshot.
+    pub async fn join(&mut self, room: &RoomId, seat: Option<SeatChoice>) -> RoomSnapshot {
+        self.call_room(ClientMessage::Join {
+            room: room.clone(),
+            seat,
+        })
+        .await
+    }
+
+    /// Plays `mv` at `ply`; returns the reply snapshot.
+    pub async fn play(&mut self, room: &RoomId, ply: u32, mv: &str) -> RoomSnapshot {
+        self.call_room(ClientMessage::Play {
+            room: room.clone(),
+            ply,
+            mv: mv.to_owned(),
+        })
+        .await
+    }
+
+    /// Puts an AI of `level` in `seat` (or frees it with `None`); returns the reply snapshot.
+    pub async fn set_seat(&mut self, room: &RoomId, seat: Mark, ai: Option<Level>) -> RoomSnapshot {
+        self.call_room(ClientMessage::SetSeat {
+            room: room.clone(),
+            seat,
+            ai,
+        })
+        .await
+    }
+
+    /// Leaves `room`; fails unless `left` arrives.
+    pub async fn leave(&mut self, room: &RoomId) {
+        match self.call(ClientMessage::Leave { room: room.clone() }).await {
+            ServerMessage::Left { room: left } => assert_eq!(&left, room),
+            other => panic!("{}: expected left, got {other:?}", self.label()),
+        }
+    }
+}
