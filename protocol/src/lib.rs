@@ -7,6 +7,9 @@
 //!
 //! This crate holds data only: no I/O, no game logic. Unknown fields are ignored so that
 //! later protocol versions can add fields without breaking older peers.
+//!
+//! One file on purpose: it is the whole contract, read top to bottom beside
+//! `docs/protocol.md`, and splitting the messages from their codes would scatter it.
 
 #![deny(missing_docs)]
 

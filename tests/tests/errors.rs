@@ -1,7 +1,8 @@
 //! Every error code of the protocol, produced by sending the bad input; after each error the
 //! same connection goes on with a successful request, or, where the protocol closes, the
 //! `bye` reason and close code are checked. One table lists the scenarios and a test runs
-//! them all and checks that the codes they observed cover `ErrorCode::ALL`.
+//! them all and checks that the codes they observed cover `ErrorCode::ALL`. It is long
+//! because the table is one piece: every code must be reached from the same place.
 
 use std::collections::HashSet;
 use std::future::Future;
