@@ -8,6 +8,7 @@ mod bits;
 mod geometry;
 mod search;
 mod table;
+mod threats;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
