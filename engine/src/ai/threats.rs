@@ -27,6 +27,27 @@ use std::time::Instant;
 
 use super::bits::Bits;
 use super::geometry::Geometry;
+use super::bits::Wide;
+use super::{Limits, board_of};
+use crate::position::Position;
+use crate::rules::{Cell, Move};
+
+/// Calls `run::<B>(...)` with the narrowest bitboard `B` that holds the position's board.
+macro_rules! dispatch {
+    ($position:expr, $run:ident($($arg:expr),*)) => {{
+        let rules = $position.rules();
+        let bits = rules.width() * (rules.height() + 1);
+        if bits <= u64::BITS {
+            $run::<u64>($($arg),*)
+        } else if bits <= u128::BITS {
+            $run::<u128>($($arg),*)
+        } else {
+            $run::<Wide>($($arg),*)
+        }
+    }};
+}
+
+use super::search::{Board, Search, WIN, mate};
 
 /// Nodes between two looks at the clock.
 const POLL_INTERVAL: u64 = 256;
@@ -325,6 +346,172 @@ impl<'a, B: Bits> Threats<'a, B> {
         }
         None
     }
+}
+
+/// Most threes in a VCT the root looks for, by iterative deepening from zero.
+const ROOT_THREES: u32 = 3;
+/// Threes in the VCT checked after each candidate defence at the root.
+const DEFENCE_THREES: u32 = 1;
+
+/// Node budget of the threat search at the root.
+const ROOT_NODES: u64 = 400_000;
+
+/// Runs the threat search at the root of a big board (`roots`: each move's cell, score
+/// and exactness, updated with what is proven) and returns whether it found a win. It
+/// takes at most a quarter of the time budget and half of the node budget.
+pub(crate) fn judge<B: Bits>(
+    geo: &Geometry<B>,
+    board: &Board<B>,
+    roots: &mut [(u32, &mut i32, &mut bool)],
+    search: &mut Search<'_, B>,
+    limits: &Limits,
+    start: Instant,
+) -> bool {
+    if !geo.restrict || !applies(geo) {
+        return false;
+    }
+    search.enable_threats();
+    if roots.iter().any(|(_, s, e)| **e && **s > WIN) {
+        return false;
+    }
+    let budget = limits.nodes.map_or(ROOT_NODES, |n| (n / 2).min(ROOT_NODES));
+    let deadline = match (limits.time, limits.nodes) {
+        (Some(t), _) => Some(start + t / 4),
+        (None, None) => Some(start + Limits::DEFAULT_TIME / 4),
+        (None, Some(_)) => None,
+    };
+    let open: Vec<usize> = (0..roots.len()).filter(|&i| !*roots[i].2).collect();
+    let moves: Vec<u32> = open.iter().map(|&i| roots[i].0).collect();
+    let (verdicts, nodes) = judge_roots(geo, board.me, board.opp(), board.n, &moves, budget, deadline);
+    search.nodes += nodes;
+    let mut won = false;
+    for (&i, verdict) in open.iter().zip(verdicts) {
+        if let Some(score) = verdict {
+            *roots[i].1 = score;
+            *roots[i].2 = true;
+            won |= score > WIN;
+        }
+    }
+    won
+}
+
+/// Proven values, by threat search, of moves of the root position (`me` to move against
+/// `opp`, `n` stones on the board): `Some(score)` in the search's score scale for a move
+/// that wins by a VCT or loses to the opponent's VCF or VCT, the distance in the score
+/// being an upper bound (see the module header). `moves` must not hold a winning cell
+/// of `me` (a win in one is valued before this). Returns the verdicts and the nodes
+/// spent.
+pub(crate) fn judge_roots<B: Bits>(
+    geo: &Geometry<B>,
+    me: B,
+    opp: B,
+    n: u32,
+    moves: &[u32],
+    budget: u64,
+    deadline: Option<Instant>,
+) -> (Vec<Option<i32>>, u64) {
+    let cells = geo.cells;
+    let mut verdicts = vec![None; moves.len()];
+    let mut t = Threats::new(geo, budget, deadline);
+    // A win of my own comes first: it answers everything the opponent threatens.
+    for threes in 0..=ROOT_THREES {
+        if let Some((plies, first)) = t.vct(me, opp, threes) {
+            if let Some(i) = moves.iter().position(|&m| m == first) {
+                verdicts[i] = Some(mate(cells, n + plies));
+                return (verdicts, t.nodes);
+            }
+        }
+        if t.stopped {
+            break;
+        }
+    }
+    // The opponent's threat if I passed; then which of my moves still lose to one.
+    let spent = t.nodes;
+    t.extend_budget(budget.saturating_sub(spent));
+    let null_line = t.vcf(opp, me);
+    let relevant = match &null_line {
+        Some(line) => t.relevant(opp, me, line),
+        None => {
+            if t.vct(opp, me, DEFENCE_THREES).is_none() {
+                return (verdicts, t.nodes);
+            }
+            geo.board
+        }
+    };
+    for (verdict, &d) in verdicts.iter_mut().zip(moves) {
+        if t.stopped {
+            break;
+        }
+        let plies = match &null_line {
+            // Outside the relevant cells the same line wins.
+            Some(line) if !relevant.has(d) => Some(line.plies),
+            _ => t.vct(opp, me | B::bit(d), DEFENCE_THREES).map(|(p, _)| p),
+        };
+        if let Some(plies) = plies {
+            *verdict = Some(-mate(cells, n + 1 + plies));
+        }
+    }
+    (verdicts, t.nodes)
+}
+
+/// A VCT of at most `threes` threes (0: a VCF) for the player to move, found within
+/// `nodes` nodes: `(plies, first move)`, plies an upper bound on the distance to the
+/// winning stone. `None` on a board with gravity or k < 3, or when the game is over.
+/// For puzzle generation and tests, not for players.
+#[doc(hidden)]
+pub fn threat_win(position: &Position, threes: u32, nodes: u64) -> Option<(u32, Move)> {
+    fn run<B: Bits>(position: &Position, threes: u32, nodes: u64) -> Option<(u32, Move)> {
+        let geo = Geometry::<B>::new(position.rules());
+        if !applies(&geo) || position.is_over() {
+            return None;
+        }
+        let board = board_of(&geo, position);
+        let mut t = Threats::new(&geo, nodes, None);
+        (0..=threes)
+            .find_map(|t3| t.vct(board.me, board.opp(), t3))
+            .map(|(plies, first)| (plies, move_of(&geo, first)))
+    }
+    dispatch!(position, run(position, threes, nodes))
+}
+
+/// The legal moves of the player to move that the threat search proves lost (to the
+/// opponent's VCF or VCT, within `nodes` nodes in all), each with an upper bound on the
+/// plies to the opponent's winning stone, counting the move itself. Empty when the
+/// player to move has a win of its own or the rules do not allow threat search. For
+/// puzzle generation and tests, not for players.
+#[doc(hidden)]
+pub fn hopeless_moves(position: &Position, nodes: u64) -> Vec<(Move, u32)> {
+    fn run<B: Bits>(position: &Position, nodes: u64) -> Vec<(Move, u32)> {
+        let geo = Geometry::<B>::new(position.rules());
+        if !applies(&geo) || position.is_over() {
+            return Vec::new();
+        }
+        let board = board_of(&geo, position);
+        if !geo.winning_cells(board.me, board.mask).is_zero() {
+            return Vec::new();
+        }
+        let moves: Vec<u32> = {
+            let mut empty = geo.playable(board.mask);
+            std::iter::from_fn(|| empty.pop()).collect()
+        };
+        let (verdicts, _) = judge_roots(&geo, board.me, board.opp(), board.n, &moves, nodes, None);
+        let p = |score: i32| geo.cells + 1 - (-score - WIN) as u32 - board.n;
+        moves
+            .iter()
+            .zip(verdicts)
+            .filter_map(|(&m, v)| v.filter(|&s| s < -WIN).map(|s| (move_of(&geo, m), p(s))))
+            .collect()
+    }
+    dispatch!(position, run(position, nodes))
+}
+
+/// The cell of a bit as a move.
+fn move_of<B: Bits>(geo: &Geometry<B>, bit: u32) -> Move {
+    let stride = geo.height + 1;
+    Move::Cell(Cell {
+        col: (bit / stride) as u8,
+        row: (bit % stride) as u8,
+    })
 }
 
 #[cfg(test)]
