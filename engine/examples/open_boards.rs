@@ -31,14 +31,22 @@ fn main() {
         let analysis = Ai::new(Level::Perfect, 1).analyze(&empty, &limits);
         let analyze_time = start.elapsed();
         let best = analysis.best.expect("in progress");
-        let best_value = analysis.moves.iter().find(|m| m.mv == best).map(|m| m.value);
+        let best_value = analysis
+            .moves
+            .iter()
+            .find(|m| m.mv == best)
+            .map(|m| m.value);
         // The AI's move with three times the solver's time: is it proven?
         let quick = Limits::time(solve_time * 3);
         let start = Instant::now();
         let three = Ai::new(Level::Perfect, 1).analyze(&empty, &quick);
         let three_time = start.elapsed();
         let three_best = three.best.expect("in progress");
-        let three_value = three.moves.iter().find(|m| m.mv == three_best).map(|m| m.value);
+        let three_value = three
+            .moves
+            .iter()
+            .find(|m| m.mv == three_best)
+            .map(|m| m.value);
         println!(
             "{name}: at 3x solve time ({:.2?}) analyze plays {three_best} {three_value:?} in {three_time:.2?}",
             solve_time * 3

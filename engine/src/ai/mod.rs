@@ -356,7 +356,14 @@ impl Ai {
 
         let threat_win = self.threats
             && self.level == Level::Perfect
-            && threats::judge(geo, &board, &mut roots_view(&mut roots, board.mask), &mut search, limits, start);
+            && threats::judge(
+                geo,
+                &board,
+                &mut roots_view(&mut roots, board.mask),
+                &mut search,
+                limits,
+                start,
+            );
 
         let empty = cells - n;
         let max_depth = self.level.max_depth().unwrap_or(empty).min(empty);

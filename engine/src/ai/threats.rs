@@ -26,8 +26,8 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use super::bits::Bits;
-use super::geometry::Geometry;
 use super::bits::Wide;
+use super::geometry::Geometry;
 use super::{Limits, board_of};
 use crate::position::Position;
 use crate::rules::{Cell, Move};
@@ -382,7 +382,15 @@ pub(crate) fn judge<B: Bits>(
     };
     let open: Vec<usize> = (0..roots.len()).filter(|&i| !*roots[i].2).collect();
     let moves: Vec<u32> = open.iter().map(|&i| roots[i].0).collect();
-    let (verdicts, nodes) = judge_roots(geo, board.me, board.opp(), board.n, &moves, budget, deadline);
+    let (verdicts, nodes) = judge_roots(
+        geo,
+        board.me,
+        board.opp(),
+        board.n,
+        &moves,
+        budget,
+        deadline,
+    );
     search.nodes += nodes;
     let mut won = false;
     for (&i, verdict) in open.iter().zip(verdicts) {
@@ -415,11 +423,11 @@ pub(crate) fn judge_roots<B: Bits>(
     let mut t = Threats::new(geo, budget, deadline);
     // A win of my own comes first: it answers everything the opponent threatens.
     for threes in 0..=ROOT_THREES {
-        if let Some((plies, first)) = t.vct(me, opp, threes) {
-            if let Some(i) = moves.iter().position(|&m| m == first) {
-                verdicts[i] = Some(mate(cells, n + plies));
-                return (verdicts, t.nodes);
-            }
+        if let Some((plies, first)) = t.vct(me, opp, threes)
+            && let Some(i) = moves.iter().position(|&m| m == first)
+        {
+            verdicts[i] = Some(mate(cells, n + plies));
+            return (verdicts, t.nodes);
         }
         if t.stopped {
             break;
@@ -568,7 +576,12 @@ mod tests {
 
         let mut rng = SmallRng::seed_from_u64(9);
         let (mut wins, mut hopeless) = (0, 0);
-        for (w, h, k, stones) in [(6, 6, 4, 9..=16), (5, 5, 4, 7..=12), (6, 6, 5, 12..=18), (8, 5, 5, 18..=24)] {
+        for (w, h, k, stones) in [
+            (6, 6, 4, 9..=16),
+            (5, 5, 4, 7..=12),
+            (6, 6, 5, 12..=18),
+            (8, 5, 5, 18..=24),
+        ] {
             let rules = Rules::new(w, h, k, false).expect("valid");
             let geo = Geometry::<u64>::new(rules);
             let mut table = Table::new(1 << 22);
@@ -633,9 +646,15 @@ mod tests {
                 }
             }
             let _ = mate;
-            eprintln!("{w}x{h}k{k}: {wins} wins, {hopeless} hopeless, {:?}", started.elapsed());
+            eprintln!(
+                "{w}x{h}k{k}: {wins} wins, {hopeless} hopeless, {:?}",
+                started.elapsed()
+            );
         }
         eprintln!("{wins} wins, {hopeless} hopeless");
-        assert!(wins > 20 && hopeless > 20, "{wins} wins, {hopeless} hopeless");
+        assert!(
+            wins > 20 && hopeless > 20,
+            "{wins} wins, {hopeless} hopeless"
+        );
     }
 }
