@@ -43,5 +43,7 @@ pub mod reference;
 mod rules;
 
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};
+#[doc(hidden)]
+pub use ai::{hopeless_moves, threat_win};
 pub use position::{GameStatus, MoveError, Position};
 pub use rules::{Cell, Move, ParseMoveError, Player, Rules, RulesError};

@@ -149,6 +149,13 @@ impl<B: Bits> Geometry<B> {
         }
     }
 
+    /// Cells where a k-window in direction `dir` (an index into `steps`) starts on the
+    /// board.
+    #[inline]
+    pub fn window_starts(&self, dir: usize) -> B {
+        self.window_starts[dir]
+    }
+
     /// Where symmetry `s` sends the cell at `bit`.
     #[inline]
     pub fn image(&self, s: usize, bit: u32) -> u16 {

@@ -6,8 +6,10 @@
 
 mod bits;
 mod geometry;
+mod prove;
 mod search;
 mod table;
+mod threats;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -20,6 +22,8 @@ use self::bits::{Bits, Wide};
 use self::geometry::{Geometry, Layout, Layouts};
 use self::search::{Board, INF, Search, WIN, mate};
 use self::table::Table;
+#[doc(hidden)]
+pub use self::threats::{hopeless_moves, threat_win};
 use crate::position::Position;
 use crate::rules::{Move, Rules};
 
@@ -150,6 +154,9 @@ pub struct Ai {
     rules: Option<Rules>,
     /// The board geometry of those rules, built once.
     geometry: Option<Layouts>,
+    /// Whether threat-space search runs on big boards (off only for the baseline AI
+    /// the benchmarks compare against).
+    threats: bool,
 }
 
 impl std::fmt::Debug for Ai {
@@ -183,6 +190,17 @@ impl Ai {
             table: Table::new(bytes),
             rules: None,
             geometry: None,
+            threats: true,
+        }
+    }
+
+    /// The AI as it was before threat-space search, kept only so benchmarks can measure
+    /// the new one against it; not a level offered to players.
+    #[doc(hidden)]
+    pub fn baseline(seed: u64) -> Ai {
+        Ai {
+            threats: false,
+            ..Ai::new(Level::Perfect, seed)
         }
     }
 
@@ -336,6 +354,17 @@ impl Ai {
             })
             .collect();
 
+        let threat_win = self.threats
+            && self.level == Level::Perfect
+            && threats::judge(
+                geo,
+                &board,
+                &mut roots_view(&mut roots, board.mask),
+                &mut search,
+                limits,
+                start,
+            );
+
         let empty = cells - n;
         let max_depth = self.level.max_depth().unwrap_or(empty).min(empty);
         let mut depth_done = 0;
@@ -347,10 +376,18 @@ impl Ai {
         } else {
             SHALLOW_DEPTHS
         };
-        let schedule =
-            (1..=max_depth).filter(|&d| empty > SOLVE_EMPTY || d <= shallow || d == max_depth);
+        // Open boards small enough to solve: shallow iterations for a fallback move, then
+        // the position is solved and each move proven against its value (`prove`).
+        let proving = self.level == Level::Perfect && prove::applies(geo, n);
+        let schedule = (1..=max_depth).filter(|&d| {
+            if proving {
+                d <= shallow
+            } else {
+                empty > SOLVE_EMPTY || d <= shallow || d == max_depth
+            }
+        });
         for depth in schedule {
-            if roots.iter().all(|r| r.exact || !r.searched) {
+            if threat_win || roots.iter().all(|r| r.exact || !r.searched) {
                 break;
             }
             // Best first, so the table fills with the lines that matter.
@@ -385,6 +422,9 @@ impl Ai {
             if search.check_limits() {
                 break;
             }
+        }
+        if proving && !search.stopped && prove::prove(&mut search, &board, &mut roots, empty) {
+            depth_done = empty;
         }
         let nodes = search.nodes;
         if depth_done == 0 {
@@ -455,6 +495,17 @@ struct Root<B: Bits> {
     searched: bool,
     /// Move-ordering score, to break ties in the order of search.
     order: u32,
+}
+
+/// The root moves as the threat search sees them: (cell, score, exact).
+fn roots_view<B: Bits>(roots: &mut [Root<B>], mask: B) -> Vec<(u32, &mut i32, &mut bool)> {
+    roots
+        .iter_mut()
+        .map(|r| {
+            let cell = { r.child.mask ^ mask }.pop();
+            (cell.unwrap_or(0), &mut r.score, &mut r.exact)
+        })
+        .collect()
 }
 
 /// The search's view of a position.

@@ -9,6 +9,13 @@ use std::time::Instant;
 use super::bits::Bits;
 use super::geometry::{Geometry, MAX_SYMMETRIES};
 use super::table::{Bound, SOLVED, Table};
+use super::threats::Threats;
+
+/// Nodes a VCF search may take at one node of the main search.
+const VCF_NODES: u64 = 64;
+/// Least remaining depth at which the main search looks for a VCF: near the leaves it
+/// costs more than it finds.
+const VCF_DEPTH: u32 = 2;
 
 /// Scores above this are wins: `WIN + (cells + 1 - p)` for a win with the `p`-th stone
 /// of the game, so a sooner win scores higher; losses are the negation; a draw is 0.
@@ -102,6 +109,8 @@ pub(crate) struct Search<'a, B: Bits> {
     /// Whether the node being searched has so far relied on a heuristic (a depth
     /// horizon, a table entry from a shallower search, or skipped far cells).
     inexact: bool,
+    /// A threat search run at inner nodes on big boards, once enabled.
+    threats: Option<Threats<'a, B>>,
 }
 
 impl<'a, B: Bits> Search<'a, B> {
@@ -122,7 +131,14 @@ impl<'a, B: Bits> Search<'a, B> {
             cancel,
             stopped: false,
             inexact: false,
+            threats: None,
         }
+    }
+
+    /// Looks for a VCF of the player to move at inner nodes (big boards without
+    /// gravity): a win found gives a lower bound that can cut the node.
+    pub fn enable_threats(&mut self) {
+        self.threats = Some(Threats::new(self.geo, 0, None));
     }
 
     fn poll(&mut self) {
@@ -242,6 +258,22 @@ impl<'a, B: Bits> Search<'a, B> {
             }
         }
 
+        // A VCF is a proven lower bound (its distance an upper bound on the plies).
+        let mut floor = None;
+        if depth >= VCF_DEPTH
+            && let Some(threats) = self.threats.as_mut()
+        {
+            threats.extend_budget(VCF_NODES);
+            if let Some(line) = threats.vcf(me, opp) {
+                let score = mate(cells, n + line.plies);
+                if score >= beta {
+                    return score;
+                }
+                alpha = alpha.max(score);
+                floor = Some((score, line.first));
+            }
+        }
+
         if !forced && geo.restricts(n) {
             let near = if mask.is_zero() {
                 let centre = B::bit(geo.bit_of(geo.width / 2, geo.height / 2));
@@ -291,6 +323,14 @@ impl<'a, B: Bits> Search<'a, B> {
                     break;
                 }
             }
+        }
+        if let Some((score, first)) = floor
+            && score >= best
+        {
+            // The distance of a VCF is only a bound: not an exact value.
+            best = score;
+            best_move = Some(first);
+            self.inexact = true;
         }
         let bound = if best <= alpha0 {
             Bound::Upper
