@@ -95,6 +95,9 @@ impl Limits {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value {
     /// A forced win; the number is the plies until the winning stone (1 = this move wins).
+    /// Exact where the search solved the position; where the win was found by the threat
+    /// search on a big open board (gomoku) it is an upper bound: the win is proven, and it
+    /// comes in at most this many plies.
     Win(u32),
     /// A forced loss; the number is the plies until the opponent's winning stone.
     Loss(u32),
