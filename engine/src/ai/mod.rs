@@ -7,6 +7,7 @@
 mod bits;
 mod geometry;
 mod search;
+mod solver;
 mod table;
 
 use std::sync::Arc;
@@ -19,6 +20,7 @@ use rand::{Rng, SeedableRng};
 use self::bits::{Bits, Wide};
 use self::geometry::{Geometry, Layout, Layouts};
 use self::search::{Board, INF, Search, WIN, mate};
+use self::solver::{Bounds, SolverTable, Task, grid};
 use self::table::Table;
 use crate::position::Position;
 use crate::rules::{Move, Rules};
@@ -136,6 +138,13 @@ const SOLVE_AT_ONCE: u32 = 16;
 /// does not finish in time.
 const SHALLOW_DEPTHS: u32 = 4;
 
+/// On boards the exact solver handles, the share of the budget (time and nodes) it may
+/// use before the heuristic search gets the rest to value what it did not prove.
+const SOLVER_SHARE: (u32, u32) = (4, 5);
+/// On those boards the heuristic search only backs the solver up: this much table is
+/// plenty, the rest of the budget goes to the solver's table.
+const FALLBACK_TABLE_BYTES: usize = 256 << 10;
+
 /// Probability that an Easy AI plays a random legal move instead of its search's choice.
 const EASY_MISTAKE: f64 = 0.3;
 /// Probability that an Easy AI takes a win in one when it has one.
@@ -150,6 +159,11 @@ pub struct Ai {
     rules: Option<Rules>,
     /// The board geometry of those rules, built once.
     geometry: Option<Layouts>,
+    /// The exact solver's table, on boards it handles (gravity, k = 4, 64 bits),
+    /// allocated at its first use and kept between moves like `table`.
+    solver: Option<SolverTable>,
+    /// Nodes visited by the last [`Ai::analyze`] or [`Ai::solve`].
+    last_nodes: u64,
 }
 
 impl std::fmt::Debug for Ai {
@@ -157,6 +171,10 @@ impl std::fmt::Debug for Ai {
         f.debug_struct("Ai")
             .field("level", &self.level)
             .field("table_bytes", &self.table.bytes())
+            .field(
+                "solver_table_bytes",
+                &self.solver.as_ref().map(SolverTable::bytes),
+            )
             .field("rules", &self.rules)
             .finish_non_exhaustive()
     }
@@ -183,6 +201,8 @@ impl Ai {
             table: Table::new(bytes),
             rules: None,
             geometry: None,
+            solver: None,
+            last_nodes: 0,
         }
     }
 
@@ -192,9 +212,25 @@ impl Ai {
     }
 
     /// Values every legal move and picks one at this AI's level.
+    ///
+    /// At [`Level::Perfect`] on gravity boards with four in a row that fit 64 bits
+    /// (Connect Four among them) the exact solver values each move; every other case
+    /// (and the moves the solver could not prove within the limits) is valued by the
+    /// general search.
     pub fn analyze(&mut self, position: &Position, limits: &Limits) -> Analysis {
         let rules = position.rules();
         self.prepare(rules);
+        let analysis = if self.uses_solver(rules) {
+            self.run_solver(position, limits)
+        } else {
+            self.run_general(position, limits)
+        };
+        self.last_nodes = analysis.nodes;
+        analysis
+    }
+
+    fn run_general(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        let rules = position.rules();
         let bits = rules.width() * (rules.height() + 1);
         if bits <= u64::BITS {
             self.run::<u64>(position, limits)
@@ -202,6 +238,25 @@ impl Ai {
             self.run::<u128>(position, limits)
         } else {
             self.run::<Wide>(position, limits)
+        }
+    }
+
+    /// Nodes visited by the last [`Ai::analyze`] or [`Ai::solve`], for benchmarks.
+    pub fn last_nodes(&self) -> u64 {
+        self.last_nodes
+    }
+
+    /// Forgets what the tables learned, keeping their memory: the next search starts
+    /// cold, as a fresh AI's would, without paying for a new allocation.
+    pub fn clear(&mut self) {
+        if let Some(rules) = self.rules {
+            let solver = self.solver.take();
+            self.rules = None;
+            self.prepare(rules);
+            self.solver = solver;
+        }
+        if let Some(solver) = self.solver.as_mut() {
+            solver.clear();
         }
     }
 
@@ -215,7 +270,27 @@ impl Ai {
     /// when the game is over, or when the limits (by default [`Limits::DEFAULT_TIME`])
     /// stop the search before it is proven.
     pub fn solve(&mut self, position: &Position, limits: &Limits) -> Option<Value> {
-        self.prepare(position.rules());
+        let rules = position.rules();
+        self.prepare(rules);
+        self.last_nodes = 0;
+        if grid::fits(rules) {
+            if position.is_over() {
+                return None;
+            }
+            let deadline = limits.deadline(Instant::now());
+            let outcome = self.solver_table(rules).run(
+                position,
+                Task::Position,
+                limits.nodes.unwrap_or(u64::MAX),
+                deadline,
+                limits.cancel.as_deref(),
+            );
+            self.last_nodes = outcome.nodes;
+            let bounds = outcome.bounds[0].expect("one entry for the position");
+            return bounds
+                .is_exact()
+                .then(|| solver::value_of(bounds.lo, rules.cells(), position.ply() as u32));
+        }
         let bits = position.rules().width() * (position.rules().height() + 1);
         if bits <= u64::BITS {
             self.solve_with::<u64>(position, limits)
@@ -241,6 +316,7 @@ impl Ai {
             limits.cancel.as_deref(),
         );
         let (score, exact) = search.value(&board, -INF, INF, geo.cells - board.n);
+        self.last_nodes = search.nodes;
         (exact && !search.stopped).then(|| value_of(score, true, geo.cells, board.n))
     }
 
@@ -255,13 +331,137 @@ impl Ai {
         self.table.release();
         self.rules = None;
         self.geometry = None;
+        self.solver = None;
+    }
+
+    /// Whether this AI values moves with the exact solver on `rules`.
+    fn uses_solver(&self, rules: Rules) -> bool {
+        self.level == Level::Perfect && grid::fits(rules)
     }
 
     fn prepare(&mut self, rules: Rules) {
         if self.rules != Some(rules) {
-            self.table.prepare(rules);
+            if self.uses_solver(rules) {
+                self.table.prepare_within(rules, FALLBACK_TABLE_BYTES);
+            } else {
+                self.table.prepare(rules);
+            }
             self.rules = Some(rules);
             self.geometry = None;
+            self.solver = None;
+        }
+    }
+
+    /// The solver's table for `rules` (those of the last `prepare`), allocated on first
+    /// use with the budget the general table leaves.
+    fn solver_table(&mut self, rules: Rules) -> &mut SolverTable {
+        let budget = self.table.bytes().saturating_sub(FALLBACK_TABLE_BYTES);
+        self.solver
+            .get_or_insert_with(|| SolverTable::new(rules, budget))
+    }
+
+    /// [`Ai::analyze`] with the exact solver: every move solved in turn with the shared
+    /// table; if a limit comes first, the general search values what was not proven
+    /// with the rest of the budget, and the choice never strays below what was proven.
+    fn run_solver(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        let start = Instant::now();
+        if position.is_over() {
+            return Analysis {
+                moves: Vec::new(),
+                best: None,
+                nodes: 0,
+                depth: 0,
+                proven: true,
+            };
+        }
+        let rules = position.rules();
+        let (cells, n) = (rules.cells(), position.ply() as u32);
+        let deadline = limits.deadline(start);
+        let (share, of) = SOLVER_SHARE;
+        let solver_deadline = deadline.map(|d| start + (d - start) * share / of);
+        let solver_nodes = limits
+            .nodes
+            .map_or(u64::MAX, |nodes| nodes / u64::from(of) * u64::from(share));
+        let outcome = self.solver_table(rules).run(
+            position,
+            Task::EveryMove,
+            solver_nodes,
+            solver_deadline,
+            limits.cancel.as_deref(),
+        );
+        let mut nodes = outcome.nodes;
+        let mut moves: Vec<Graded> = outcome
+            .bounds
+            .iter()
+            .enumerate()
+            .filter_map(|(col, bounds)| {
+                bounds.map(|bounds| Graded {
+                    mv: Move::Column(col as u8),
+                    bounds,
+                    estimate: 0,
+                })
+            })
+            .collect();
+        let mut depth = cells - n;
+        if moves.iter().any(|m| !m.bounds.is_exact()) {
+            // The rest of the budget for a heuristic opinion on the unproven moves.
+            let fallback = Limits {
+                time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+                nodes: limits.nodes.map(|limit| limit.saturating_sub(nodes)),
+                cancel: limits.cancel.clone(),
+            };
+            let general = self.run_general(position, &fallback);
+            nodes += general.nodes;
+            depth = general.depth;
+            for m in &mut moves {
+                let Some(found) = general.moves.iter().find(|g| g.mv == m.mv) else {
+                    continue;
+                };
+                match solver::score_of(found.value, cells, n) {
+                    Some(score) => {
+                        debug_assert!(
+                            m.bounds.lo <= score && score <= m.bounds.hi,
+                            "{:?} against {score}",
+                            m.bounds
+                        );
+                        m.bounds = Bounds::exact(score);
+                    }
+                    None => {
+                        if let Value::Estimate(e) = found.value {
+                            m.estimate = e;
+                        }
+                    }
+                }
+            }
+        }
+        // Best first: the highest proven floor, then proven values before unproven
+        // ones with that floor, then the highest ceiling, then the heuristic.
+        moves.sort_by_key(|m| {
+            std::cmp::Reverse((m.bounds.lo, m.bounds.is_exact(), m.bounds.hi, m.estimate))
+        });
+        let top = moves[0];
+        let best = if top.bounds.is_exact() {
+            // Any move proven as good as the best: they are equal for certain.
+            let ties = moves.iter().take_while(|m| m.bounds == top.bounds).count();
+            moves[self.rng.random_range(0..ties)].mv
+        } else {
+            // Nothing unproven is picked at random: the top one has the best proven
+            // floor, which no proven value exceeds.
+            top.mv
+        };
+        let proven = moves.iter().all(|m| m.bounds.is_exact());
+        Analysis {
+            moves: moves
+                .iter()
+                .map(|m| MoveValue {
+                    mv: m.mv,
+                    value: m.value(cells, n),
+                })
+                .collect(),
+            best: Some(best),
+            nodes,
+            depth,
+            proven,
         }
     }
 
@@ -441,6 +641,32 @@ impl Ai {
         let top = moves[0].1;
         let ties = moves.iter().take_while(|(_, s)| *s == top).count();
         moves[self.rng.random_range(0..ties)].0.mv
+    }
+}
+
+/// A move valued by the solver (and, where it could not prove it, by the heuristic).
+#[derive(Debug, Clone, Copy)]
+struct Graded {
+    mv: Move,
+    /// What was proven of its score (Pons' scale, for the mover).
+    bounds: Bounds,
+    /// The heuristic's estimate when unproven.
+    estimate: i32,
+}
+
+impl Graded {
+    /// Its [`Value`]: exact when proven; else an estimate that says a win or a loss
+    /// when the bounds prove one (of unknown length), else the heuristic's.
+    fn value(&self, cells: u32, n: u32) -> Value {
+        if self.bounds.is_exact() {
+            solver::value_of(self.bounds.lo, cells, n)
+        } else if self.bounds.lo > 0 {
+            Value::Estimate(WIN + self.bounds.lo)
+        } else if self.bounds.hi < 0 {
+            Value::Estimate(-WIN + self.bounds.hi)
+        } else {
+            Value::Estimate(self.estimate.clamp(-WIN + 1, WIN - 1))
+        }
     }
 }
 
