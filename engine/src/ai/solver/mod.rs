@@ -2,7 +2,13 @@
 //! Four and its smaller and narrower cousins), after Pascal Pons' solver: negamax with
 //! alpha-beta on a null window, narrowed from both ends until the score is exact; only
 //! moves that do not lose at once; moves ordered by the winning cells they make, centre
-//! first among equals; a transposition table of one-byte bounds.
+//! first among equals; a transposition table of bounds.
+//!
+//! Beyond Pons: a table slot keeps both a lower and an upper bound (the null windows
+//! of one solve ask about the same position from both sides) and the move that last
+//! proved a lower bound, which is tried first; and before searching a node's moves the
+//! table is asked whether one of them already refutes it (enhanced transposition
+//! cutoff). Each saves a tenth to a fifth of the nodes on the harder test sets.
 //!
 //! Scores are Pons': for the side to move, `+s` for a win whose stone leaves `2s - 2` or
 //! `2s - 1` cells empty (the sooner, the higher), `-s` for a loss likewise, 0 for a draw.
@@ -170,10 +176,8 @@ pub(crate) struct Solver<'a, S: Shape, K: StoredKey> {
     table: &'a mut PartialTable<K>,
     /// Columns from the centre outwards: the order of search among equal moves.
     order: [u32; 20],
-    /// Added to a score to store it as an upper bound (so it is at least 1).
+    /// Added to a score to store it (so its code is at least 1; 0 means none).
     base: i32,
-    /// Number of distinct scores; lower bounds are stored above it.
-    range: i32,
     /// Nodes visited (calls of `negamax`, as Pons counts them).
     pub nodes: u64,
     node_limit: u64,
@@ -208,7 +212,6 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
             table,
             order,
             base,
-            range: base + (cells + 1) / 2,
             nodes: 0,
             node_limit,
             next_poll: node_limit.min(POLL_INTERVAL),
@@ -369,17 +372,18 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         let mut max = (cells - 1 - n) / 2;
         let key = grid.key();
         let slot = self.table.slot(key);
-        let code = i32::from(self.table.get(slot, key));
-        if code > self.range {
-            let lower = code - self.range - self.base;
+        let [lower, upper, known] = self.table.get(slot, key);
+        if lower != 0 {
+            let lower = i32::from(lower) - self.base;
             if alpha < lower {
                 alpha = lower;
                 if alpha >= beta {
                     return alpha;
                 }
             }
-        } else if code > 0 {
-            max = max.min(code - self.base);
+        }
+        if upper != 0 {
+            max = max.min(i32::from(upper) - self.base);
         }
         if beta > max {
             beta = max;
@@ -391,23 +395,50 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         // Insertion sort by score, ascending; equal scores keep the order added, and
         // the centre is added last, so popping from the end takes the best move, the
         // most central among equals.
-        let mut moves = [(0u64, 0u32); 20];
+        // Enhanced transposition cutoff: a child whose stored upper bound already
+        // proves this node's lower bound saves searching anything.
+        {
+            let mut rest = possible;
+            while rest != 0 {
+                let mv = rest & rest.wrapping_neg();
+                rest ^= mv;
+                let mut child = *grid;
+                child.play(mv);
+                let ckey = child.key();
+                let cslot = self.table.slot(ckey);
+                let [_, cupper, _] = self.table.get(cslot, ckey);
+                if cupper != 0 {
+                    let score = -(i32::from(cupper) - self.base);
+                    if score >= beta {
+                        let col = mv.trailing_zeros() / shape.stride();
+                        self.store::<true>(slot, key, score, col);
+                        return score;
+                    }
+                }
+            }
+        }
+        // The move that last proved a lower bound here goes first.
+        let mut moves = [(0u64, 0u32, 0u32); 20];
         let mut count = 0;
         for &col in self.order[..shape.width() as usize].iter().rev() {
             let mv = possible & shape.column(col);
             if mv == 0 {
                 continue;
             }
-            let score = grid.move_score(shape, mv);
+            let score = if col + 1 == u32::from(known) {
+                u32::MAX
+            } else {
+                grid.move_score(shape, mv)
+            };
             let mut at = count;
             while at > 0 && moves[at - 1].1 > score {
                 moves[at] = moves[at - 1];
                 at -= 1;
             }
-            moves[at] = (mv, score);
+            moves[at] = (mv, score, col);
             count += 1;
         }
-        for &(mv, _) in moves[..count].iter().rev() {
+        for &(mv, _, col) in moves[..count].iter().rev() {
             let mut child = *grid;
             child.play(mv);
             let score = -self.negamax(&child, -beta, -alpha);
@@ -415,21 +446,28 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
                 return 0;
             }
             if score >= beta {
-                self.store(slot, key, score + self.range + self.base);
+                self.store::<true>(slot, key, score, col);
                 return score;
             }
             if score > alpha {
                 alpha = score;
             }
         }
-        self.store(slot, key, alpha + self.base);
+        self.store::<false>(slot, key, alpha, 0);
         alpha
     }
 
     #[inline]
-    fn store(&mut self, slot: usize, key: u64, code: i32) {
-        debug_assert!(code > 0 && code <= 2 * self.range, "score code {code}");
-        self.table.put(slot, key, code as u8);
+    fn store<const LOWER: bool>(&mut self, slot: usize, key: u64, score: i32, col: u32) {
+        let code = score + self.base;
+        debug_assert!(code > 0 && code <= 2 * self.base, "score {score}");
+        let entry = self.table.entry(slot, key);
+        if LOWER {
+            entry[0] = code as u8;
+            entry[2] = col as u8 + 1;
+        } else {
+            entry[1] = code as u8;
+        }
     }
 }
 

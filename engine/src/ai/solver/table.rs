@@ -1,4 +1,4 @@
-//! The solver's transposition table: one byte of score bound per position and a
+//! The solver's transposition table: a lower and an upper bound on the score (a byte each) and a
 //! truncated key, in a prime number of slots, always-replace (Pons' design).
 //!
 //! A key is `width * (height + 1)` bits. The slot is `key % len` and the stored part is
@@ -34,12 +34,14 @@ impl StoredKey for u64 {
 /// Fixed-size table of one-byte values; 0 means empty.
 pub(crate) struct PartialTable<K> {
     keys: Vec<K>,
-    values: Vec<u8>,
+    /// Per slot, a lower and an upper bound, each a score code (0 = none), and the
+    /// column of the last move that proved a lower bound, plus one (0 = none).
+    values: Vec<[u8; 3]>,
 }
 
 impl<K: StoredKey> PartialTable<K> {
     /// Bytes per slot.
-    pub const SLOT_BYTES: usize = std::mem::size_of::<K>() + 1;
+    pub const SLOT_BYTES: usize = std::mem::size_of::<K>() + 3;
 
     /// A table of `slots` slots, which should be prime (see [`prime_at_most`]).
     /// Zeroed lazily by the system: pages are only touched when used.
@@ -47,7 +49,7 @@ impl<K: StoredKey> PartialTable<K> {
         let slots = slots.max(1);
         PartialTable {
             keys: vec![K::default(); slots],
-            values: vec![0; slots],
+            values: vec![[0; 3]; slots],
         }
     }
 
@@ -65,7 +67,7 @@ impl<K: StoredKey> PartialTable<K> {
     /// Forgets every entry.
     pub fn clear(&mut self) {
         self.keys.fill(K::default());
-        self.values.fill(0);
+        self.values.fill([0; 3]);
     }
 
     /// The slot of `key`.
@@ -74,21 +76,28 @@ impl<K: StoredKey> PartialTable<K> {
         (key % self.keys.len() as u64) as usize
     }
 
-    /// The value stored for `key` at `slot` (its [`PartialTable::slot`]), 0 if none.
+    /// The entry for `key` at `slot` (its [`PartialTable::slot`]): lower bound code,
+    /// upper bound code, move; 0 where none.
     #[inline]
-    pub fn get(&self, slot: usize, key: u64) -> u8 {
+    pub fn get(&self, slot: usize, key: u64) -> [u8; 3] {
         if self.keys[slot] == K::truncate(key) {
             self.values[slot]
         } else {
-            0
+            [0; 3]
         }
     }
 
-    /// Stores `value` (not 0) for `key` at `slot`, replacing what was there.
+    /// The entry for `key` at `slot` to update, emptied first if it held another key.
+    /// What it held for the same key stays: bounds are facts about the position, and
+    /// null-window searches ask for one side, then the other.
     #[inline]
-    pub fn put(&mut self, slot: usize, key: u64, value: u8) {
-        self.keys[slot] = K::truncate(key);
-        self.values[slot] = value;
+    pub fn entry(&mut self, slot: usize, key: u64) -> &mut [u8; 3] {
+        let stored = K::truncate(key);
+        if self.keys[slot] != stored {
+            self.keys[slot] = stored;
+            self.values[slot] = [0; 3];
+        }
+        &mut self.values[slot]
     }
 }
 
@@ -123,13 +132,18 @@ mod tests {
         let mut table = PartialTable::<u32>::new(slots);
         let key = 0x1_2345_6789_abcd;
         let slot = table.slot(key);
-        assert_eq!(table.get(slot, key), 0);
-        table.put(slot, key, 17);
-        assert_eq!(table.get(slot, key), 17);
+        assert_eq!(table.get(slot, key), [0, 0, 0]);
+        table.entry(slot, key)[0] = 17;
+        table.entry(slot, key)[1] = 20;
+        assert_eq!(table.get(slot, key), [17, 20, 0]);
         // Same slot and same low 32 bits would need a key apart by a multiple of both.
         let other = key + slots as u64;
-        assert_eq!(table.get(table.slot(other), other), 0);
+        assert_eq!(table.get(table.slot(other), other), [0, 0, 0]);
+        let neighbour = key + 1;
+        assert_eq!(table.slot(neighbour), slot + 1);
+        table.entry(slot, key + slots as u64)[1] = 3;
+        assert_eq!(table.get(slot, key), [0, 0, 0], "replaced by another key");
         table.clear();
-        assert_eq!(table.get(slot, key), 0);
+        assert_eq!(table.get(slot, key + slots as u64), [0, 0, 0]);
     }
 }
