@@ -38,10 +38,12 @@
 #![deny(missing_docs)]
 
 mod ai;
+mod book;
 mod position;
 pub mod reference;
 mod rules;
 
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};
+pub use book::{Book, BookError};
 pub use position::{GameStatus, MoveError, Position};
 pub use rules::{Cell, Move, ParseMoveError, Player, Rules, RulesError};

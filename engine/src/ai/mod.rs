@@ -7,7 +7,7 @@
 mod bits;
 mod geometry;
 mod search;
-mod solver;
+pub(crate) mod solver;
 mod table;
 
 use std::sync::Arc;
@@ -22,6 +22,7 @@ use self::geometry::{Geometry, Layout, Layouts};
 use self::search::{Board, INF, Search, WIN, mate};
 use self::solver::{Bounds, SolverTable, Task, grid};
 use self::table::Table;
+use crate::book::{Book, book_move};
 use crate::position::Position;
 use crate::rules::{Move, Rules};
 
@@ -376,6 +377,9 @@ impl Ai {
         }
         let rules = position.rules();
         let (cells, n) = (rules.cells(), position.ply() as u32);
+        if let Some(analysis) = from_book(position) {
+            return analysis;
+        }
         let deadline = limits.deadline(start);
         let (share, of) = SOLVER_SHARE;
         let solver_deadline = deadline.map(|d| start + (d - start) * share / of);
@@ -642,6 +646,22 @@ impl Ai {
         let ties = moves.iter().take_while(|(_, s)| *s == top).count();
         moves[self.rng.random_range(0..ties)].0.mv
     }
+}
+
+/// The analysis of a Connect Four position from the embedded opening book, if it is
+/// there (and the book reads: a damaged one is not used, and the search takes over).
+fn from_book(position: &Position) -> Option<Analysis> {
+    let book = Book::embedded().ok()?;
+    let mut moves = book.lookup(position)?;
+    let (cells, n) = (position.rules().cells(), position.ply() as u32);
+    moves.sort_by_key(|m| std::cmp::Reverse(solver::score_of(m.value, cells, n)));
+    Some(Analysis {
+        best: book_move(&moves, n),
+        moves,
+        nodes: 0,
+        depth: cells - n,
+        proven: true,
+    })
 }
 
 /// A move valued by the solver (and, where it could not prove it, by the heuristic).

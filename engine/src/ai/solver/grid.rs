@@ -164,6 +164,27 @@ pub(crate) struct Grid {
 }
 
 impl Grid {
+    /// The position whose [`Grid::key`] is `key`. A column of `h` stones has a key
+    /// between `2^h - 1` (all stones the opponent's) and `2^(h+1) - 2` (all the
+    /// mover's), so the highest bit of the key plus one gives `h`.
+    #[cfg(test)]
+    pub fn from_key<S: Shape>(shape: S, key: u64) -> Grid {
+        let stride = shape.stride();
+        let (mut current, mut mask) = (0, 0);
+        for col in 0..shape.width() {
+            let column = (key >> (col * stride)) & ((1 << stride) - 1);
+            let marker = 1u64 << (u64::BITS - 1 - (column + 1).leading_zeros());
+            let stones = marker - 1;
+            mask |= stones << (col * stride);
+            current |= (column - stones) << (col * stride);
+        }
+        Grid {
+            current,
+            mask,
+            moves: mask.count_ones(),
+        }
+    }
+
     /// The position of `position`, whose rules [`fits`].
     pub fn of<S: Shape>(shape: S, position: &Position) -> Grid {
         let mut grid = Grid {
@@ -197,6 +218,17 @@ impl Grid {
     #[inline]
     pub fn key(&self) -> u64 {
         self.current + self.mask
+    }
+
+    /// The key of the mirror image (columns reversed): the same position for the
+    /// solver, stored once in the opening book.
+    pub fn mirror_key<S: Shape>(&self, shape: S) -> u64 {
+        let key = self.key();
+        let (width, stride) = (shape.width(), shape.stride());
+        let column = (1u64 << stride) - 1;
+        (0..width).fold(0, |acc, col| {
+            acc | ((key >> (col * stride)) & column) << ((width - 1 - col) * stride)
+        })
     }
 
     /// Whether `col` has room.
@@ -291,9 +323,19 @@ mod tests {
 
     #[test]
     fn keys_are_unique_per_position() {
+        let g = grid("1");
+        let m = grid("7");
+        assert_eq!(g.mirror_key(Standard), m.key());
+        assert_eq!(m.mirror_key(Standard), g.key());
+        let g = grid("4453");
+        assert_eq!(g.mirror_key(Standard), grid("4435").key());
         assert_eq!(grid("").key(), 0);
         assert_eq!(grid("1").key(), 1);
         assert_ne!(grid("12").key(), grid("21").key());
+        for moves in ["", "1", "4453", "2252576253462244111563365343671351441"] {
+            let g = grid(moves);
+            assert_eq!(Grid::from_key(Standard, g.key()), g, "{moves}");
+        }
     }
 
     #[test]
