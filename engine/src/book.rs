@@ -403,14 +403,10 @@ mod tests {
         assert_eq!(book_move(&moves, 10), Some(Move::Column(4)));
     }
 
-    /// A spread sample of the embedded book's entries, every move solved again.
-    #[test]
-    fn embedded_entries_match_the_solver() {
-        let book = Book::embedded().expect("the embedded book reads");
-        let entries = book.entries();
-        let step = (entries.len() / 12).max(1);
+    /// Every move of `entries` solved again.
+    fn check_against_solver(book: &Book, entries: &[&(u64, [i8; WIDTH])]) {
         let mut table = PartialTable::<u32>::new(prime_at_most(1 << 22));
-        for &(key, scores) in entries.iter().step_by(step) {
+        for &&(key, scores) in entries {
             let grid = Grid::from_key(Standard, key);
             assert!(grid.moves < book.plies(), "{key:#x}");
             let mut solver = Solver::new(Standard, &mut table, u64::MAX, None, None);
@@ -422,5 +418,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A spread sample of the embedded book's entries (of at least 10 stones: each
+    /// solved in about a second).
+    #[test]
+    fn embedded_entries_match_the_solver() {
+        let book = Book::embedded().expect("the embedded book reads");
+        let deep: Vec<_> = book
+            .entries()
+            .iter()
+            .filter(|&&(key, _)| Grid::from_key(Standard, key).moves >= 10)
+            .collect();
+        let step = (deep.len() / 4).max(1);
+        let sample: Vec<_> = deep.into_iter().step_by(step).take(4).collect();
+        check_against_solver(book, &sample);
+    }
+
+    #[test]
+    #[ignore = "every entry: cargo test -p inarow-engine --release --lib book -- --ignored"]
+    fn every_embedded_entry_matches_the_solver() {
+        let book = Book::embedded().expect("the embedded book reads");
+        let all: Vec<_> = book.entries().iter().collect();
+        check_against_solver(book, &all);
     }
 }
