@@ -195,6 +195,10 @@ impl Ai {
     /// entries of 16 bytes, at least 1024 entries). It is allocated at the first
     /// analysis, smaller than that on boards with few positions, and kept between moves
     /// of the same rules.
+    ///
+    /// On boards the exact solver handles (gravity, k = 4, `width * (height + 1) <=
+    /// 64`) the same budget is split instead: 256 KiB for the general search that backs
+    /// the solver up, the rest for the solver's table (a prime number of 7-byte slots).
     pub fn with_table_bytes(level: Level, seed: u64, bytes: usize) -> Ai {
         Ai {
             level,
