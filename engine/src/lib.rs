@@ -16,6 +16,13 @@
 //! `proven: false`. Without any limit a search stops after [`Limits::DEFAULT_TIME`].
 //! [`reference`] holds the plain minimax the tests and benchmarks compare against.
 //!
+//! At [`Level::Perfect`] on gravity boards with four in a row whose columns fit 64 bits
+//! (Connect Four's 7×6 among them) an exact solver after Pascal Pons' takes over:
+//! null-window search narrowing the score, only moves that do not lose at once, moves
+//! ordered by the winning cells they make, a table of bounds with partial keys. Other
+//! k and bigger boards keep the general search. Connect Four positions of the opening
+//! are answered from an embedded [`Book`] where it has them.
+//!
 //! ```
 //! use std::time::Duration;
 //! use inarow_engine::{Ai, GameStatus, Level, Limits, Position, Rules, Value};
@@ -38,6 +45,7 @@
 #![deny(missing_docs)]
 
 mod ai;
+mod book;
 mod position;
 pub mod reference;
 mod rules;
@@ -45,5 +53,6 @@ mod rules;
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};
 #[doc(hidden)]
 pub use ai::{hopeless_moves, threat_win};
+pub use book::{Book, BookError};
 pub use position::{GameStatus, MoveError, Position};
 pub use rules::{Cell, Move, ParseMoveError, Player, Rules, RulesError};

@@ -278,3 +278,60 @@ fn solve_is_none_when_over_or_cut_off() {
         Some(Value::Win(5))
     );
 }
+
+/// Connect Four at Perfect with budgets too small to prove everything: the moves the
+/// solver did prove bound the choice (never a move proven worse than another), and
+/// what it did not prove is reported as an estimate, unproven.
+#[test]
+fn connect4_solver_under_limits_never_picks_a_proven_worse_move() {
+    // O to move; X threatens d1 (a1 b1 c1): every move but d loses at once.
+    let position = Position::from_column_digits(Rules::connect4(), "11223").expect("legal");
+    for nodes in [0, 1, 10, 1000] {
+        let limits = Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        };
+        let analysis = Ai::new(Level::Perfect, 3).analyze(&position, &limits);
+        assert_eq!(analysis.best, Some(Move::Column(3)), "{nodes} nodes");
+        assert!(analysis.nodes <= nodes.max(1) + 1, "{}", analysis.nodes);
+        assert_eq!(analysis.moves.len(), 7);
+        for m in &analysis.moves[1..] {
+            assert_eq!(m.value, Value::Loss(2), "{nodes} nodes: {m:?}");
+        }
+    }
+    // The block itself is not proven this early in the game: an estimate.
+    let analysis = Ai::new(Level::Perfect, 3).analyze(&position, &short());
+    assert!(!analysis.proven);
+    assert_eq!(analysis.best, Some(Move::Column(3)));
+    assert!(matches!(analysis.moves[0].value, Value::Estimate(_)));
+
+    // Early in the game a small budget proves little: unproven, but a legal move, and
+    // the first move's values say so.
+    let opening = play(Rules::connect4(), "4 4");
+    let cancel = Arc::new(AtomicBool::new(true));
+    let limits = Limits {
+        time: Some(Duration::from_secs(3600)),
+        nodes: None,
+        cancel: Some(cancel),
+    };
+    let analysis = Ai::new(Level::Perfect, 1).analyze(&opening, &limits);
+    assert!(!analysis.proven);
+    assert!(
+        opening
+            .legal_moves()
+            .contains(&analysis.best.expect("in progress"))
+    );
+    assert!(analysis.nodes < 20_000, "{} nodes", analysis.nodes);
+}
+
+/// Easy and Medium keep their shallow searches on Connect Four: the solver is for
+/// Perfect only.
+#[test]
+fn connect4_easy_and_medium_stay_shallow() {
+    let position = play(Rules::connect4(), "4 4 3");
+    for (level, depth) in [(Level::Easy, 1), (Level::Medium, 3)] {
+        let analysis = Ai::new(level, 1).analyze(&position, &short());
+        assert_eq!(analysis.depth, depth, "{level:?}");
+        assert!(!analysis.proven, "{level:?}");
+    }
+}

@@ -8,6 +8,7 @@ mod bits;
 mod geometry;
 mod prove;
 mod search;
+pub(crate) mod solver;
 mod table;
 mod threats;
 
@@ -21,9 +22,11 @@ use rand::{Rng, SeedableRng};
 use self::bits::{Bits, Wide};
 use self::geometry::{Geometry, Layout, Layouts};
 use self::search::{Board, INF, Search, WIN, mate};
+use self::solver::{Bounds, SolverTable, Task, grid};
 use self::table::Table;
 #[doc(hidden)]
 pub use self::threats::{hopeless_moves, threat_win};
+use crate::book::{Book, book_move};
 use crate::position::Position;
 use crate::rules::{Move, Rules};
 
@@ -143,6 +146,13 @@ const SOLVE_AT_ONCE: u32 = 16;
 /// does not finish in time.
 const SHALLOW_DEPTHS: u32 = 4;
 
+/// On boards the exact solver handles, the share of the budget (time and nodes) it may
+/// use before the heuristic search gets the rest to value what it did not prove.
+const SOLVER_SHARE: (u32, u32) = (4, 5);
+/// On those boards the heuristic search only backs the solver up: this much table is
+/// plenty, the rest of the budget goes to the solver's table.
+const FALLBACK_TABLE_BYTES: usize = 256 << 10;
+
 /// Probability that an Easy AI plays a random legal move instead of its search's choice.
 const EASY_MISTAKE: f64 = 0.3;
 /// Probability that an Easy AI takes a win in one when it has one.
@@ -160,6 +170,11 @@ pub struct Ai {
     /// Whether threat-space search runs on big boards (off only for the baseline AI
     /// the benchmarks compare against).
     threats: bool,
+    /// The exact solver's table, on boards it handles (gravity, k = 4, 64 bits),
+    /// allocated at its first use and kept between moves like `table`.
+    solver: Option<SolverTable>,
+    /// Nodes visited by the last [`Ai::analyze`] or [`Ai::solve`].
+    last_nodes: u64,
 }
 
 impl std::fmt::Debug for Ai {
@@ -167,6 +182,10 @@ impl std::fmt::Debug for Ai {
         f.debug_struct("Ai")
             .field("level", &self.level)
             .field("table_bytes", &self.table.bytes())
+            .field(
+                "solver_table_bytes",
+                &self.solver.as_ref().map(SolverTable::bytes),
+            )
             .field("rules", &self.rules)
             .finish_non_exhaustive()
     }
@@ -186,6 +205,10 @@ impl Ai {
     /// entries of 16 bytes, at least 1024 entries). It is allocated at the first
     /// analysis, smaller than that on boards with few positions, and kept between moves
     /// of the same rules.
+    ///
+    /// On boards the exact solver handles (gravity, k = 4, `width * (height + 1) <=
+    /// 64`) the same budget is split instead: 256 KiB for the general search that backs
+    /// the solver up, the rest for the solver's table (a prime number of 7-byte slots).
     pub fn with_table_bytes(level: Level, seed: u64, bytes: usize) -> Ai {
         Ai {
             level,
@@ -194,6 +217,8 @@ impl Ai {
             rules: None,
             geometry: None,
             threats: true,
+            solver: None,
+            last_nodes: 0,
         }
     }
 
@@ -213,9 +238,25 @@ impl Ai {
     }
 
     /// Values every legal move and picks one at this AI's level.
+    ///
+    /// At [`Level::Perfect`] on gravity boards with four in a row that fit 64 bits
+    /// (Connect Four among them) the exact solver values each move; every other case
+    /// (and the moves the solver could not prove within the limits) is valued by the
+    /// general search.
     pub fn analyze(&mut self, position: &Position, limits: &Limits) -> Analysis {
         let rules = position.rules();
         self.prepare(rules);
+        let analysis = if self.uses_solver(rules) {
+            self.run_solver(position, limits)
+        } else {
+            self.run_general(position, limits)
+        };
+        self.last_nodes = analysis.nodes;
+        analysis
+    }
+
+    fn run_general(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        let rules = position.rules();
         let bits = rules.width() * (rules.height() + 1);
         if bits <= u64::BITS {
             self.run::<u64>(position, limits)
@@ -223,6 +264,25 @@ impl Ai {
             self.run::<u128>(position, limits)
         } else {
             self.run::<Wide>(position, limits)
+        }
+    }
+
+    /// Nodes visited by the last [`Ai::analyze`] or [`Ai::solve`], for benchmarks.
+    pub fn last_nodes(&self) -> u64 {
+        self.last_nodes
+    }
+
+    /// Forgets what the tables learned, keeping their memory: the next search starts
+    /// cold, as a fresh AI's would, without paying for a new allocation.
+    pub fn clear(&mut self) {
+        if let Some(rules) = self.rules {
+            let solver = self.solver.take();
+            self.rules = None;
+            self.prepare(rules);
+            self.solver = solver;
+        }
+        if let Some(solver) = self.solver.as_mut() {
+            solver.clear();
         }
     }
 
@@ -236,7 +296,27 @@ impl Ai {
     /// when the game is over, or when the limits (by default [`Limits::DEFAULT_TIME`])
     /// stop the search before it is proven.
     pub fn solve(&mut self, position: &Position, limits: &Limits) -> Option<Value> {
-        self.prepare(position.rules());
+        let rules = position.rules();
+        self.prepare(rules);
+        self.last_nodes = 0;
+        if grid::fits(rules) {
+            if position.is_over() {
+                return None;
+            }
+            let deadline = limits.deadline(Instant::now());
+            let outcome = self.solver_table(rules).run(
+                position,
+                Task::Position,
+                limits.nodes.unwrap_or(u64::MAX),
+                deadline,
+                limits.cancel.as_deref(),
+            );
+            self.last_nodes = outcome.nodes;
+            let bounds = outcome.bounds[0].expect("one entry for the position");
+            return bounds
+                .is_exact()
+                .then(|| solver::value_of(bounds.lo, rules.cells(), position.ply() as u32));
+        }
         let bits = position.rules().width() * (position.rules().height() + 1);
         if bits <= u64::BITS {
             self.solve_with::<u64>(position, limits)
@@ -262,6 +342,7 @@ impl Ai {
             limits.cancel.as_deref(),
         );
         let (score, exact) = search.value(&board, -INF, INF, geo.cells - board.n);
+        self.last_nodes = search.nodes;
         (exact && !search.stopped).then(|| value_of(score, true, geo.cells, board.n))
     }
 
@@ -276,13 +357,140 @@ impl Ai {
         self.table.release();
         self.rules = None;
         self.geometry = None;
+        self.solver = None;
+    }
+
+    /// Whether this AI values moves with the exact solver on `rules`.
+    fn uses_solver(&self, rules: Rules) -> bool {
+        self.level == Level::Perfect && grid::fits(rules)
     }
 
     fn prepare(&mut self, rules: Rules) {
         if self.rules != Some(rules) {
-            self.table.prepare(rules);
+            if self.uses_solver(rules) {
+                self.table.prepare_within(rules, FALLBACK_TABLE_BYTES);
+            } else {
+                self.table.prepare(rules);
+            }
             self.rules = Some(rules);
             self.geometry = None;
+            self.solver = None;
+        }
+    }
+
+    /// The solver's table for `rules` (those of the last `prepare`), allocated on first
+    /// use with the budget the general table leaves.
+    fn solver_table(&mut self, rules: Rules) -> &mut SolverTable {
+        let budget = self.table.bytes().saturating_sub(FALLBACK_TABLE_BYTES);
+        self.solver
+            .get_or_insert_with(|| SolverTable::new(rules, budget))
+    }
+
+    /// [`Ai::analyze`] with the exact solver: every move solved in turn with the shared
+    /// table; if a limit comes first, the general search values what was not proven
+    /// with the rest of the budget, and the choice never strays below what was proven.
+    fn run_solver(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        let start = Instant::now();
+        if position.is_over() {
+            return Analysis {
+                moves: Vec::new(),
+                best: None,
+                nodes: 0,
+                depth: 0,
+                proven: true,
+            };
+        }
+        let rules = position.rules();
+        let (cells, n) = (rules.cells(), position.ply() as u32);
+        if let Some(analysis) = from_book(position) {
+            return analysis;
+        }
+        let deadline = limits.deadline(start);
+        let (share, of) = SOLVER_SHARE;
+        let solver_deadline = deadline.map(|d| start + (d - start) * share / of);
+        let solver_nodes = limits
+            .nodes
+            .map_or(u64::MAX, |nodes| nodes / u64::from(of) * u64::from(share));
+        let outcome = self.solver_table(rules).run(
+            position,
+            Task::EveryMove,
+            solver_nodes,
+            solver_deadline,
+            limits.cancel.as_deref(),
+        );
+        let mut nodes = outcome.nodes;
+        let mut moves: Vec<Graded> = outcome
+            .bounds
+            .iter()
+            .enumerate()
+            .filter_map(|(col, bounds)| {
+                bounds.map(|bounds| Graded {
+                    mv: Move::Column(col as u8),
+                    bounds,
+                    estimate: 0,
+                })
+            })
+            .collect();
+        let mut depth = cells - n;
+        if moves.iter().any(|m| !m.bounds.is_exact()) {
+            // The rest of the budget for a heuristic opinion on the unproven moves.
+            let fallback = Limits {
+                time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
+                nodes: limits.nodes.map(|limit| limit.saturating_sub(nodes)),
+                cancel: limits.cancel.clone(),
+            };
+            let general = self.run_general(position, &fallback);
+            nodes += general.nodes;
+            depth = general.depth;
+            for m in &mut moves {
+                let Some(found) = general.moves.iter().find(|g| g.mv == m.mv) else {
+                    continue;
+                };
+                match solver::score_of(found.value, cells, n) {
+                    Some(score) => {
+                        debug_assert!(
+                            m.bounds.lo <= score && score <= m.bounds.hi,
+                            "{:?} against {score}",
+                            m.bounds
+                        );
+                        m.bounds = Bounds::exact(score);
+                    }
+                    None => {
+                        if let Value::Estimate(e) = found.value {
+                            m.estimate = e;
+                        }
+                    }
+                }
+            }
+        }
+        // Best first: the highest proven floor, then proven values before unproven
+        // ones with that floor, then the highest ceiling, then the heuristic.
+        moves.sort_by_key(|m| {
+            std::cmp::Reverse((m.bounds.lo, m.bounds.is_exact(), m.bounds.hi, m.estimate))
+        });
+        let top = moves[0];
+        let best = if top.bounds.is_exact() {
+            // Any move proven as good as the best: they are equal for certain.
+            let ties = moves.iter().take_while(|m| m.bounds == top.bounds).count();
+            moves[self.rng.random_range(0..ties)].mv
+        } else {
+            // Nothing unproven is picked at random: the top one has the best proven
+            // floor, which no proven value exceeds.
+            top.mv
+        };
+        let proven = moves.iter().all(|m| m.bounds.is_exact());
+        Analysis {
+            moves: moves
+                .iter()
+                .map(|m| MoveValue {
+                    mv: m.mv,
+                    value: m.value(cells, n),
+                })
+                .collect(),
+            best: Some(best),
+            nodes,
+            depth,
+            proven,
         }
     }
 
@@ -484,6 +692,48 @@ impl Ai {
         let top = moves[0].1;
         let ties = moves.iter().take_while(|(_, s)| *s == top).count();
         moves[self.rng.random_range(0..ties)].0.mv
+    }
+}
+
+/// The analysis of a Connect Four position from the embedded opening book, if it is
+/// there (and the book reads: a damaged one is not used, and the search takes over).
+fn from_book(position: &Position) -> Option<Analysis> {
+    let book = Book::embedded().ok()?;
+    let mut moves = book.lookup(position)?;
+    let (cells, n) = (position.rules().cells(), position.ply() as u32);
+    moves.sort_by_key(|m| std::cmp::Reverse(solver::score_of(m.value, cells, n)));
+    Some(Analysis {
+        best: book_move(&moves, n),
+        moves,
+        nodes: 0,
+        depth: cells - n,
+        proven: true,
+    })
+}
+
+/// A move valued by the solver (and, where it could not prove it, by the heuristic).
+#[derive(Debug, Clone, Copy)]
+struct Graded {
+    mv: Move,
+    /// What was proven of its score (Pons' scale, for the mover).
+    bounds: Bounds,
+    /// The heuristic's estimate when unproven.
+    estimate: i32,
+}
+
+impl Graded {
+    /// Its [`Value`]: exact when proven; else an estimate that says a win or a loss
+    /// when the bounds prove one (of unknown length), else the heuristic's.
+    fn value(&self, cells: u32, n: u32) -> Value {
+        if self.bounds.is_exact() {
+            solver::value_of(self.bounds.lo, cells, n)
+        } else if self.bounds.lo > 0 {
+            Value::Estimate(WIN + self.bounds.lo)
+        } else if self.bounds.hi < 0 {
+            Value::Estimate(-WIN + self.bounds.hi)
+        } else {
+            Value::Estimate(self.estimate.clamp(-WIN + 1, WIN - 1))
+        }
     }
 }
 

@@ -61,11 +61,23 @@ impl Table {
     /// Empties the table and sizes it for `rules`: the full budget, or less on a board
     /// with few positions (3×3 has under 20,000).
     pub fn prepare(&mut self, rules: Rules) {
+        self.prepare_within(rules, self.bytes());
+    }
+
+    /// As [`Table::prepare`], using at most `bytes` of the budget (at least 1024
+    /// entries): a board solved by another search only needs a little table.
+    pub fn prepare_within(&mut self, rules: Rules, bytes: usize) {
+        let cap = (bytes / Self::ENTRY_BYTES).clamp(1024, self.capacity.max(1024));
+        let cap = if cap.is_power_of_two() {
+            cap
+        } else {
+            cap.next_power_of_two() / 2
+        };
         let positions = 3f64.powi(rules.cells() as i32) / 4.0;
-        let len = if positions < self.capacity as f64 {
+        let len = if positions < cap as f64 {
             (positions as usize).next_power_of_two().max(1024)
         } else {
-            self.capacity
+            cap
         };
         if self.entries.len() == len {
             self.entries.fill(0);
