@@ -74,7 +74,10 @@ impl Ending {
 fn close_code(reason: ByeReason) -> CloseCode {
     match reason {
         ByeReason::Shutdown => CloseCode::Away,
-        ByeReason::ServerFull => CloseCode::Again,
+        // Try again later: the server, or the peer's address, is at its limit.
+        ByeReason::ServerFull | ByeReason::TooManyConnections | ByeReason::TooManySessions => {
+            CloseCode::Again
+        }
         ByeReason::TooLarge => CloseCode::Size,
         ByeReason::UnsupportedProtocol => CloseCode::Protocol,
         // Abuse, or a reader too slow to keep up.

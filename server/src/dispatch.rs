@@ -119,7 +119,7 @@ impl Handler {
                 None
             }
             Some(Err(e)) => {
-                self.error(e.id, ErrorCode::BadRequest, e.message);
+                self.error(e.id, e.code, e.message);
                 None
             }
             Some(Ok(frame)) => self.dispatch(frame).await,
