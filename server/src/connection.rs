@@ -15,7 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
-use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -24,6 +24,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
 use crate::peer::{Attachment, Kick, Peer};
 use crate::state::ServerState;
@@ -94,13 +95,13 @@ struct Farewell {
     close: CloseFrame,
 }
 
-/// Serves one accepted socket until it closes. Without a `permit` the server is full: the
-/// peer is told so and the connection closed.
+/// Serves one accepted socket until it closes. A refused `admission` is told why and
+/// the connection closed.
 pub(crate) async fn serve(
     socket: TcpStream,
     addr: SocketAddr,
     state: Arc<ServerState>,
-    permit: Option<OwnedSemaphorePermit>,
+    admission: Admission,
 ) {
     let span = tracing::info_span!(
         "conn",
@@ -108,13 +109,16 @@ pub(crate) async fn serve(
         peer = %addr,
         session = tracing::field::Empty,
     );
-    serve_socket(socket, state, permit).instrument(span).await;
+    serve_socket(socket, addr, state, admission)
+        .instrument(span)
+        .await;
 }
 
 async fn serve_socket(
     socket: TcpStream,
+    addr: SocketAddr,
     state: Arc<ServerState>,
-    permit: Option<OwnedSemaphorePermit>,
+    admission: Admission,
 ) {
     let config = &state.config;
     let ws_config = WebSocketConfig::default()
@@ -151,30 +155,27 @@ async fn serve_socket(
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
     let mut conn = Connection {
-        handler: Handler::new(state.clone(), peer.clone(), kick.clone()),
+        handler: Handler::new(state.clone(), addr.ip(), peer.clone(), kick.clone()),
         peer,
         kick,
         state: state.clone(),
     };
-    let ending = match &permit {
-        Some(_) => {
+    let ending = match &admission {
+        Admission::Admitted { .. } => {
             tracing::info!("connection opened");
             conn.read_loop(&mut stream, shutdown).await
         }
-        None => {
-            tracing::info!("connection refused: server full");
-            conn.error(
-                ErrorCode::ServerFull,
-                "the server has no room for another connection",
-            );
-            Ending::bye(ByeReason::ServerFull, "the server is full; try again later")
+        Admission::Refused(turnaway) => {
+            tracing::info!(%turnaway, "connection refused");
+            conn.error(turnaway.code(), turnaway.to_string());
+            Ending::bye(turnaway.reason(), turnaway.to_string())
         }
     };
     tracing::info!(reason = %ending.label(), "connection closed");
     conn.handler.release_session().await;
     close(ending, stream, farewell_tx, writer).await;
-    // The connection slot stays taken until the socket is really closed.
-    drop(permit);
+    // The connection slots stay taken until the socket is really closed.
+    drop(admission);
 }
 
 /// Says goodbye as `ending` requires and waits (boundedly) for the socket to wind down.

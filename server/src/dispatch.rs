@@ -5,6 +5,7 @@
 //! It knows messages, not sockets: the transport (`connection`) gives it frames and
 //! closes the connection when it returns a [`Bye`].
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use inarow_protocol::{
@@ -53,6 +54,8 @@ pub(crate) struct Handler {
     /// on another connection can close this one.
     kick: Arc<Kick>,
     limiter: RateLimiter,
+    /// The peer's address, whose sessions are counted.
+    ip: IpAddr,
     /// Set by `hello`.
     session: Option<SessionId>,
     /// The display name given in `hello`.
@@ -61,7 +64,7 @@ pub(crate) struct Handler {
 
 impl Handler {
     /// The handler of a connection that has not said `hello` yet.
-    pub(crate) fn new(state: Arc<ServerState>, peer: Peer, kick: Arc<Kick>) -> Handler {
+    pub(crate) fn new(state: Arc<ServerState>, ip: IpAddr, peer: Peer, kick: Arc<Kick>) -> Handler {
         let config = &state.config;
         let limiter = RateLimiter::new(
             config.rate_per_second,
@@ -74,6 +77,7 @@ impl Handler {
             peer,
             kick,
             limiter,
+            ip,
             session: None,
             name: String::new(),
         }
@@ -279,7 +283,14 @@ impl Handler {
             }
         };
         let state = self.state.clone();
-        let opened = state.sessions.open(token, self.kick.clone());
+        let opened = match state.sessions.open(token, self.ip, self.kick.clone()) {
+            Ok(opened) => opened,
+            Err(refused) => {
+                tracing::info!(%refused, "hello refused");
+                self.error(id, ErrorCode::TooManySessions, refused.to_string());
+                return Some(Bye::new(ByeReason::TooManySessions, refused.to_string()));
+            }
+        };
         self.peer = self.peer.reissued(opened.attachment);
         if let Some(old) = &opened.replaced {
             old.kick(ByeReason::Replaced);

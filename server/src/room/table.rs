@@ -226,9 +226,10 @@ impl Table {
         self.members.get(&session).and_then(|m| m.attachment)
     }
 
-    /// Whether anybody in the room is connected.
-    pub(crate) fn anyone_connected(&self) -> bool {
-        self.members.values().any(|m| m.attachment.is_some())
+    /// Whether anybody is in the room: connected, or holding a seat while dropped. A room
+    /// nobody is in closes after a while; a held seat keeps it for its player's return.
+    pub(crate) fn anyone_in(&self) -> bool {
+        !self.members.is_empty()
     }
 
     /// Handles a request from `who`.
