@@ -501,20 +501,22 @@ impl Table {
         Ok(Outcome::Changed)
     }
 
+    /// Checks in the documented order (docs/protocol.md, `play`): the ply before the
+    /// turn, so that a move sent twice is answered `stale_ply` and never lands twice.
     fn play(&mut self, session: SessionId, ply: u32, text: &str) -> Result<Outcome, Refusal> {
         let mark = self.player(session)?;
         let turn = self.in_progress()?;
-        if turn != mark {
-            return Err(Refusal::new(
-                ErrorCode::NotYourTurn,
-                format!("it is {turn}'s turn"),
-            ));
-        }
         let current = self.position.ply();
         if usize::try_from(ply).ok() != Some(current) {
             return Err(Refusal::new(
                 ErrorCode::StalePly,
                 format!("the move was meant for ply {ply}; the game is at ply {current}"),
+            ));
+        }
+        if turn != mark {
+            return Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                format!("it is {turn}'s turn"),
             ));
         }
         let mv = self

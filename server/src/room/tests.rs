@@ -229,6 +229,11 @@ async fn play_checks_its_refusals_in_order_and_refusals_change_nothing() {
         code(play(&room, &ann, 0, "nonsense").await),
         Some(ErrorCode::IllegalMove)
     );
+    // The ply is checked before the turn: bob with a wrong ply on ann's turn is stale.
+    assert_eq!(
+        code(play(&room, &bob, 1, "a1").await),
+        Some(ErrorCode::StalePly)
+    );
     let before = ann.latest().await;
     assert_eq!(before.spectators, vec!["cy"]);
     assert!(ann.nothing_queued(), "refusals send nothing");
