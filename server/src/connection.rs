@@ -48,6 +48,10 @@ enum Ending {
         /// peer's close frame there.
         readable: bool,
     },
+    /// The peer broke RFC 6455 (a bad frame, invalid UTF-8 in a text message): the
+    /// connection is failed with a close frame carrying `code`, as the RFC asks, and no
+    /// `bye` (the peer's WebSocket layer is not to be trusted with one).
+    Violation { code: CloseCode, message: String },
     /// The peer sent a close frame; tungstenite answers it while we read on.
     PeerClosed,
     /// The socket ended or failed.
@@ -65,6 +69,9 @@ impl Ending {
     fn label(&self) -> String {
         match self {
             Ending::Bye { bye, .. } => format!("{:?}", bye.reason),
+            Ending::Violation { code, message } => {
+                format!("protocol violation ({code}): {message}")
+            }
             Ending::PeerClosed => "closed by peer".to_owned(),
             Ending::Gone => "connection lost".to_owned(),
         }
@@ -89,9 +96,45 @@ fn close_code(reason: ByeReason) -> CloseCode {
     }
 }
 
+/// How a read error ends the connection: a protocol violation is answered with a close
+/// frame (1002, or 1007 for a text message that is not UTF-8); a socket that failed or
+/// ended without a closing handshake is simply gone. (Oversize messages are handled by
+/// the caller: they get `bye too_large`.)
+fn failed(error: WsError) -> Ending {
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
+    let message = error.to_string();
+    match error {
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => Ending::Gone,
+        WsError::Protocol(_) => Ending::Violation {
+            code: CloseCode::Protocol,
+            message,
+        },
+        WsError::Utf8(_) => Ending::Violation {
+            code: CloseCode::Invalid,
+            message: "a text message that is not valid UTF-8".to_owned(),
+        },
+        _ => {
+            tracing::debug!(error = %message, "read failed");
+            Ending::Gone
+        }
+    }
+}
+
+/// A close frame with `reason` cut to the 123 bytes a control frame has room for.
+fn close_frame(code: CloseCode, reason: &str) -> CloseFrame {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    CloseFrame {
+        code,
+        reason: reason[..end].to_owned().into(),
+    }
+}
+
 /// The last words the writer sends after whatever is queued.
 struct Farewell {
-    bye: String,
+    bye: Option<String>,
     close: CloseFrame,
 }
 
@@ -193,11 +236,8 @@ async fn close(
                 message: bye.message.clone(),
             }));
             let _ = farewell.send(Farewell {
-                bye: text,
-                close: CloseFrame {
-                    code,
-                    reason: bye.message.into(),
-                },
+                bye: Some(text),
+                close: close_frame(code, &bye.message),
             });
             let sink = tokio::time::timeout(FAREWELL_TIME + Duration::from_millis(200), writer)
                 .await
@@ -210,6 +250,22 @@ async fn close(
                 })
                 .await;
             } else if let Some(sink) = sink
+                && let Ok(ws) = stream.reunite(sink)
+            {
+                linger(ws.into_inner()).await;
+            }
+        }
+        Ending::Violation { code, message } => {
+            let _ = farewell.send(Farewell {
+                bye: None,
+                close: close_frame(code, &message),
+            });
+            let sink = tokio::time::timeout(FAREWELL_TIME + Duration::from_millis(200), writer)
+                .await
+                .ok()
+                .and_then(Result::ok);
+            // The stream failed: wait for the peer on the raw socket.
+            if let Some(sink) = sink
                 && let Ok(ws) = stream.reunite(sink)
             {
                 linger(ws.into_inner()).await;
@@ -275,7 +331,9 @@ async fn write_loop(
         while let Ok(message) = queue.try_recv() {
             sink.feed(message).await?;
         }
-        sink.feed(Message::text(last_words.bye)).await?;
+        if let Some(bye) = last_words.bye {
+            sink.feed(Message::text(bye)).await?;
+        }
         sink.send(Message::Close(Some(last_words.close))).await
     })
     .await;
@@ -347,10 +405,7 @@ impl Connection {
                                 readable: false,
                             };
                         }
-                        Some(Err(e)) => {
-                            tracing::debug!(error = %e, "read failed");
-                            return Ending::Gone;
-                        }
+                        Some(Err(e)) => return failed(e),
                         Some(Ok(message)) => message,
                     };
                     last_heard = Instant::now();
