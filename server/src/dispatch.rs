@@ -44,6 +44,67 @@ impl Bye {
     }
 }
 
+/// Where a decoded message goes: the session (`hello`), the lobby, or a room. (No `Debug`:
+/// a `hello` carries a token.)
+pub(crate) enum Route {
+    /// Open or resume a session.
+    Hello {
+        /// The protocol version asked for.
+        protocol: u32,
+        /// The display name, unchecked.
+        name: String,
+        /// The token of a session to resume.
+        token: Option<String>,
+    },
+    /// The public rooms.
+    ListRooms,
+    /// A new room.
+    CreateRoom(CreateRoom),
+    /// A request for the room named.
+    Room(RoomId, Request),
+}
+
+impl Route {
+    /// The route of `message`.
+    pub(crate) fn of(message: ClientMessage) -> Route {
+        let (room, request) = match message {
+            ClientMessage::Hello {
+                protocol,
+                name,
+                token,
+            } => {
+                return Route::Hello {
+                    protocol,
+                    name,
+                    token,
+                };
+            }
+            ClientMessage::ListRooms {} => return Route::ListRooms,
+            ClientMessage::CreateRoom {
+                name,
+                rules,
+                seats,
+                private,
+            } => {
+                return Route::CreateRoom(CreateRoom {
+                    name,
+                    rules,
+                    seats,
+                    private,
+                });
+            }
+            ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
+            ClientMessage::Leave { room } => (room, Request::Leave),
+            ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
+            ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
+            ClientMessage::Resign { room } => (room, Request::Resign),
+            ClientMessage::Rematch { room } => (room, Request::Rematch),
+            ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
+        };
+        Route::Room(room, request)
+    }
+}
+
 /// The meaning side of one connection: its session, once `hello` opened one, and what
 /// it may still send.
 pub(crate) struct Handler {
@@ -160,54 +221,34 @@ impl Handler {
 
     async fn dispatch(&mut self, frame: ClientFrame) -> Option<Bye> {
         let ClientFrame { message, id } = frame;
+        let route = Route::of(message);
         let Some(session) = self.session else {
-            if let ClientMessage::Hello {
+            if let Route::Hello {
                 protocol,
                 name,
                 token,
-            } = message
+            } = route
             {
                 return self.hello(protocol, &name, token.as_deref(), id).await;
             }
             self.error(id, ErrorCode::BadRequest, "say hello first");
             return None;
         };
-        let (room, request) = match message {
-            ClientMessage::Hello { .. } => {
+        match route {
+            Route::Hello { .. } => {
                 self.error(id, ErrorCode::BadRequest, "hello was already said");
-                return None;
             }
-            ClientMessage::ListRooms {} => {
+            Route::ListRooms => {
                 let rooms = self.state.lobby.list();
                 self.send(ServerMessage::Rooms { rooms }, id);
-                return None;
             }
-            ClientMessage::CreateRoom {
-                name,
-                rules,
-                seats,
-                private,
-            } => {
-                let request = CreateRoom {
-                    name,
-                    rules,
-                    seats,
-                    private,
-                };
+            Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(session, request, id.clone()) {
                     self.refuse(id, refusal);
                 }
-                return None;
             }
-            ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
-            ClientMessage::Leave { room } => (room, Request::Leave),
-            ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
-            ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
-            ClientMessage::Resign { room } => (room, Request::Resign),
-            ClientMessage::Rematch { room } => (room, Request::Rematch),
-            ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
-        };
-        self.room_request(session, room, id, request).await;
+            Route::Room(room, request) => self.room_request(session, room, id, request).await,
+        }
         None
     }
 

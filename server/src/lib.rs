@@ -26,6 +26,8 @@ mod dispatch;
 mod listener;
 mod lobby;
 mod peer;
+#[cfg(test)]
+mod properties;
 mod rate;
 mod refusal;
 mod room;
