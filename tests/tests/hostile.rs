@@ -14,8 +14,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use inarow_e2e::{
-    Client, Config, RawEnd, RawFrame, RawSocket, TestServer, assert_won, fast_config,
-    human_connected, raw::opcode, take_turns,
+    Client, Config, RawEnd, RawFrame, RawSocket, TestServer, assert_won, fast_config, raw::opcode,
+    take_turns,
 };
 use inarow_protocol::{
     ByeReason, ClientMessage, ErrorCode, GameStatus, Mark, PROTOCOL_VERSION, RequestId, RoomId,
@@ -146,7 +146,8 @@ fn play(kind: &'static str, stage: Stage, ply: &str, mv: &str, code: ErrorCode) 
     row(kind, stage, text, code, Echo::Text("p"), "")
 }
 
-/// The rows that send one message and get one `error`.
+/// The rows that send one message and get one `error`, one row a line.
+#[rustfmt::skip]
 fn message_rows() -> Vec<Row> {
     use ErrorCode::*;
     use Stage::*;
@@ -161,281 +162,74 @@ fn message_rows() -> Vec<Row> {
         bad("a JSON number", "42", Echo::None),
         bad("a JSON string", r#""list_rooms""#, Echo::None),
         bad("JSON null", "null", Echo::None),
-        bad(
-            "nesting beyond the parser's depth",
-            "[".repeat(5000),
-            Echo::None,
-        ),
-        bad(
-            "a lone surrogate escape",
-            r#"{"type":"list_rooms","x":"\ud800"}"#,
-            Echo::None,
-        ),
-        bad(
-            "a number beyond f64",
-            r#"{"type":"list_rooms","x":1e400}"#,
-            Echo::None,
-        ),
+        bad("nesting beyond the parser's depth", "[".repeat(5000), Echo::None),
+        bad("a lone surrogate escape", r#"{"type":"list_rooms","x":"\ud800"}"#, Echo::None),
+        bad("a number beyond f64", r#"{"type":"list_rooms","x":1e400}"#, Echo::None),
         bad("no type", r#"{"id":"t1"}"#, Echo::Text("t1")),
         bad("type null", r#"{"type":null,"id":2}"#, Echo::Number(2)),
         bad("type a number", r#"{"type":7,"id":8}"#, Echo::Number(8)),
-        bad(
-            "unknown type",
-            r#"{"type":"dance","id":"u1"}"#,
-            Echo::Text("u1"),
-        ),
-        bad(
-            "type in the wrong case",
-            r#"{"type":"LIST_ROOMS","id":3}"#,
-            Echo::Number(3),
-        ),
-        bad(
-            "duplicate type keys (the last wins)",
-            r#"{"type":"list_rooms","type":"join","id":4}"#,
-            Echo::Number(4),
-        ),
+        bad("unknown type", r#"{"type":"dance","id":"u1"}"#, Echo::Text("u1")),
+        bad("type in the wrong case", r#"{"type":"LIST_ROOMS","id":3}"#, Echo::Number(3)),
+        bad("duplicate type keys (the last wins)", r#"{"type":"list_rooms","type":"join","id":4}"#, Echo::Number(4)),
         // Ids.
-        bad(
-            "negative id",
-            r#"{"type":"list_rooms","id":-1}"#,
-            Echo::None,
-        ),
-        bad(
-            "fractional id",
-            r#"{"type":"list_rooms","id":1.5}"#,
-            Echo::None,
-        ),
-        bad(
-            "id 2^64",
-            r#"{"type":"list_rooms","id":18446744073709551616}"#,
-            Echo::None,
-        ),
-        bad(
-            "boolean id",
-            r#"{"type":"list_rooms","id":true}"#,
-            Echo::None,
-        ),
+        bad("negative id", r#"{"type":"list_rooms","id":-1}"#, Echo::None),
+        bad("fractional id", r#"{"type":"list_rooms","id":1.5}"#, Echo::None),
+        bad("id 2^64", r#"{"type":"list_rooms","id":18446744073709551616}"#, Echo::None),
+        bad("boolean id", r#"{"type":"list_rooms","id":true}"#, Echo::None),
         bad("list id", r#"{"type":"list_rooms","id":[1]}"#, Echo::None),
-        bad(
-            "object id",
-            r#"{"type":"list_rooms","id":{"a":1}}"#,
-            Echo::None,
-        ),
-        bad(
-            "65-character id",
-            format!(r#"{{"type":"list_rooms","id":"{long_id}"}}"#),
-            Echo::None,
-        ),
+        bad("object id", r#"{"type":"list_rooms","id":{"a":1}}"#, Echo::None),
+        bad("65-character id", format!(r#"{{"type":"list_rooms","id":"{long_id}"}}"#), Echo::None),
         // Missing and mistyped fields.
-        bad(
-            "join without room",
-            r#"{"type":"join","id":5}"#,
-            Echo::Number(5),
-        ),
-        bad(
-            "room id a number",
-            r#"{"type":"join","id":5,"room":5}"#,
-            Echo::Number(5),
-        ),
-        bad(
-            "unknown seat",
-            r#"{"type":"join","id":5,"room":"abc","seat":"Z"}"#,
-            Echo::Number(5),
-        ),
-        bad(
-            "ply a string",
-            r#"{"type":"play","id":6,"room":"abc","ply":"zero","move":"a1"}"#,
-            Echo::Number(6),
-        ),
-        bad(
-            "ply negative",
-            r#"{"type":"play","id":6,"room":"abc","ply":-1,"move":"a1"}"#,
-            Echo::Number(6),
-        ),
-        bad(
-            "ply fractional",
-            r#"{"type":"play","id":6,"room":"abc","ply":0.5,"move":"a1"}"#,
-            Echo::Number(6),
-        ),
-        bad(
-            "ply beyond u32",
-            r#"{"type":"play","id":6,"room":"abc","ply":4294967296,"move":"a1"}"#,
-            Echo::Number(6),
-        ),
-        bad(
-            "play without move",
-            r#"{"type":"play","id":6,"room":"abc","ply":0}"#,
-            Echo::Number(6),
-        ),
-        bad(
-            "move a number",
-            r#"{"type":"play","id":6,"room":"abc","ply":0,"move":11}"#,
-            Echo::Number(6),
-        ),
-        bad(
-            "chat text null",
-            r#"{"type":"chat","id":7,"room":"abc","text":null}"#,
-            Echo::Number(7),
-        ),
-        bad(
-            "set_seat to an unknown seat",
-            r#"{"type":"set_seat","id":7,"room":"abc","seat":"Q"}"#,
-            Echo::Number(7),
-        ),
-        bad(
-            "set_seat an unknown level",
-            r#"{"type":"set_seat","id":7,"room":"abc","seat":"O","ai":"god"}"#,
-            Echo::Number(7),
-        ),
-        bad(
-            "private not a boolean",
-            r#"{"type":"create_room","id":7,"rules":"tictactoe","private":"yes"}"#,
-            Echo::Number(7),
-        ),
-        bad(
-            "a second hello",
-            r#"{"type":"hello","id":9,"protocol":1,"name":"again"}"#,
-            Echo::Number(9),
-        ),
-        row(
-            "a request before hello",
-            Connected,
-            r#"{"type":"list_rooms","id":41}"#,
-            BadRequest,
-            Echo::Number(41),
-            "hello",
-        ),
-        row(
-            "hello with protocol a string",
-            Connected,
-            r#"{"type":"hello","id":1,"protocol":"1","name":"x"}"#,
-            BadRequest,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "hello with token a number",
-            Connected,
-            r#"{"type":"hello","id":1,"protocol":1,"name":"x","token":5}"#,
-            BadRequest,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "hello with name a number",
-            Connected,
-            r#"{"type":"hello","id":1,"protocol":1,"name":5}"#,
-            BadRequest,
-            Echo::Number(1),
-            "",
-        ),
+        bad("join without room", r#"{"type":"join","id":5}"#, Echo::Number(5)),
+        bad("room id a number", r#"{"type":"join","id":5,"room":5}"#, Echo::Number(5)),
+        bad("unknown seat", r#"{"type":"join","id":5,"room":"abc","seat":"Z"}"#, Echo::Number(5)),
+        bad("ply a string", r#"{"type":"play","id":6,"room":"abc","ply":"zero","move":"a1"}"#, Echo::Number(6)),
+        bad("ply negative", r#"{"type":"play","id":6,"room":"abc","ply":-1,"move":"a1"}"#, Echo::Number(6)),
+        bad("ply fractional", r#"{"type":"play","id":6,"room":"abc","ply":0.5,"move":"a1"}"#, Echo::Number(6)),
+        bad("ply beyond u32", r#"{"type":"play","id":6,"room":"abc","ply":4294967296,"move":"a1"}"#, Echo::Number(6)),
+        bad("play without move", r#"{"type":"play","id":6,"room":"abc","ply":0}"#, Echo::Number(6)),
+        bad("move a number", r#"{"type":"play","id":6,"room":"abc","ply":0,"move":11}"#, Echo::Number(6)),
+        bad("chat text null", r#"{"type":"chat","id":7,"room":"abc","text":null}"#, Echo::Number(7)),
+        bad("set_seat to an unknown seat", r#"{"type":"set_seat","id":7,"room":"abc","seat":"Q"}"#, Echo::Number(7)),
+        bad("set_seat an unknown level", r#"{"type":"set_seat","id":7,"room":"abc","seat":"O","ai":"god"}"#, Echo::Number(7)),
+        bad("private not a boolean", r#"{"type":"create_room","id":7,"rules":"tictactoe","private":"yes"}"#, Echo::Number(7)),
+        bad("a second hello", r#"{"type":"hello","id":9,"protocol":1,"name":"again"}"#, Echo::Number(9)),
+        row("a request before hello", Connected, r#"{"type":"list_rooms","id":41}"#, BadRequest, Echo::Number(41), "hello"),
+        row("hello with protocol a string", Connected, r#"{"type":"hello","id":1,"protocol":"1","name":"x"}"#, BadRequest, Echo::Number(1), ""),
+        row("hello with token a number", Connected, r#"{"type":"hello","id":1,"protocol":1,"name":"x","token":5}"#, BadRequest, Echo::Number(1), ""),
+        row("hello with name a number", Connected, r#"{"type":"hello","id":1,"protocol":1,"name":5}"#, BadRequest, Echo::Number(1), ""),
         // Rules: every unreadable or out-of-range value names the field and the range.
-        row(
-            "rules missing",
-            Lobby,
-            r#"{"type":"create_room","id":"r"}"#,
-            InvalidRules,
-            Echo::Text("r"),
-            "rules is missing",
-        ),
+        row("rules missing", Lobby, r#"{"type":"create_room","id":"r"}"#, InvalidRules, Echo::Text("r"), "rules is missing"),
         rules("rules null", "null", "rules must be a preset name"),
         rules("rules a number", "7", "rules must be a preset name"),
         rules("rules a list", "[3,3,3]", "rules must be a preset name"),
-        rules(
-            "rules an empty object",
-            "{}",
-            "rules.width is missing: a whole number from 1 to 19",
-        ),
-        rules(
-            "width a string",
-            r#"{"width":"3","height":3,"k":3}"#,
-            "rules.width must be a whole number from 1 to 19, not the string \"3\"",
-        ),
-        rules(
-            "width a float",
-            r#"{"width":3.5,"height":3,"k":3}"#,
-            "rules.width must be a whole number from 1 to 19, not the number 3.5",
-        ),
-        rules(
-            "height negative",
-            r#"{"width":3,"height":-3,"k":3}"#,
-            "rules.height must be a whole number from 1 to 19, not the number -3",
-        ),
-        rules(
-            "k missing",
-            r#"{"width":3,"height":3}"#,
-            "rules.k is missing: a whole number from 1 to max(width, height)",
-        ),
-        rules(
-            "k in exponent notation",
-            r#"{"width":3,"height":3,"k":1e1}"#,
-            "rules.k must be a whole number from 1 to max(width, height)",
-        ),
-        rules(
-            "width beyond u32",
-            r#"{"width":4294967296,"height":3,"k":3}"#,
-            "rules.width must be a whole number from 1 to 19",
-        ),
-        rules(
-            "gravity a number",
-            r#"{"width":7,"height":6,"k":4,"gravity":1}"#,
-            "rules.gravity must be true or false",
-        ),
+        rules("rules an empty object", "{}", "rules.width is missing: a whole number from 1 to 19"),
+        rules("width a string", r#"{"width":"3","height":3,"k":3}"#, "rules.width must be a whole number from 1 to 19, not the string \"3\""),
+        rules("width a float", r#"{"width":3.5,"height":3,"k":3}"#, "rules.width must be a whole number from 1 to 19, not the number 3.5"),
+        rules("height negative", r#"{"width":3,"height":-3,"k":3}"#, "rules.height must be a whole number from 1 to 19, not the number -3"),
+        rules("k missing", r#"{"width":3,"height":3}"#, "rules.k is missing: a whole number from 1 to max(width, height)"),
+        rules("k in exponent notation", r#"{"width":3,"height":3,"k":1e1}"#, "rules.k must be a whole number from 1 to max(width, height)"),
+        rules("width beyond u32", r#"{"width":4294967296,"height":3,"k":3}"#, "rules.width must be a whole number from 1 to 19"),
+        rules("gravity a number", r#"{"width":7,"height":6,"k":4,"gravity":1}"#, "rules.gravity must be true or false"),
         rules("unknown preset", r#""chess""#, "tictactoe"),
         rules("width zero", r#"{"width":0,"height":3,"k":3}"#, "width"),
         rules("width 20", r#"{"width":20,"height":3,"k":3}"#, "width"),
-        rules(
-            "width u32::MAX",
-            r#"{"width":4294967295,"height":3,"k":3}"#,
-            "width",
-        ),
-        rules(
-            "k larger than the board",
-            r#"{"width":3,"height":3,"k":4}"#,
-            "k",
-        ),
+        rules("width u32::MAX", r#"{"width":4294967295,"height":3,"k":3}"#, "width"),
+        rules("k larger than the board", r#"{"width":3,"height":3,"k":4}"#, "k"),
         rules("k zero", r#"{"width":3,"height":3,"k":0}"#, "k"),
         // Seats: named field, allowed values.
         seats("seats a string", r#""me""#, "seats must be an object"),
-        seats(
-            "seats without O",
-            r#"{"X":{"kind":"me"}}"#,
-            "seats.O is missing",
-        ),
-        seats(
-            "a seat a string",
-            r#"{"X":"me","O":{"kind":"open"}}"#,
-            "seats.X must be",
-        ),
-        seats(
-            "a seat without kind",
-            r#"{"X":{},"O":{"kind":"open"}}"#,
-            "seats.X.kind is missing",
-        ),
-        seats(
-            "an unknown seat kind",
-            r#"{"X":{"kind":"robot"},"O":{"kind":"open"}}"#,
-            "seats.X.kind must be \"me\", \"open\" or \"ai\"",
-        ),
-        seats(
-            "an unknown AI level",
-            r#"{"X":{"kind":"me"},"O":{"kind":"ai","level":"god"}}"#,
-            "seats.O.level must be",
-        ),
-        seats(
-            "both seats for yourself",
-            r#"{"X":{"kind":"me"},"O":{"kind":"me"}}"#,
-            "one seat",
-        ),
+        seats("seats without O", r#"{"X":{"kind":"me"}}"#, "seats.O is missing"),
+        seats("a seat a string", r#"{"X":"me","O":{"kind":"open"}}"#, "seats.X must be"),
+        seats("a seat without kind", r#"{"X":{},"O":{"kind":"open"}}"#, "seats.X.kind is missing"),
+        seats("an unknown seat kind", r#"{"X":{"kind":"robot"},"O":{"kind":"open"}}"#, "seats.X.kind must be \"me\", \"open\" or \"ai\""),
+        seats("an unknown AI level", r#"{"X":{"kind":"me"},"O":{"kind":"ai","level":"god"}}"#, "seats.O.level must be"),
+        seats("both seats for yourself", r#"{"X":{"kind":"me"},"O":{"kind":"me"}}"#, "one seat"),
         // Hostile names (the connection then says hello properly).
         name("empty name", "", "empty"),
         name("blank name", " \u{3000} ", "empty"),
         name("25 characters", &"n".repeat(25), "at most 24"),
-        name(
-            "25 characters as e + combining accent",
-            &"e\u{301}".repeat(25),
-            "at most 24",
-        ),
+        name("25 characters as e + combining accent", &"e\u{301}".repeat(25), "at most 24"),
         name("right-to-left override", "ann\u{202E}gpj", "U+202E"),
         name("zero-width space", "a\u{200B}b", "U+200B"),
         name("bidi isolate", "a\u{2067}b\u{2069}", "U+2067"),
@@ -445,180 +239,38 @@ fn message_rows() -> Vec<Row> {
         name("newline in a name", "a\nb", "U+000A"),
         name("terminal escape in a name", "a\u{1b}[31m", "U+001B"),
         name("a lone joiner", "\u{200D}", "joiner"),
-        row(
-            "room name with an override",
-            Lobby,
-            r#"{"type":"create_room","id":"rn","rules":"tictactoe","name":"x\u202ey"}"#,
-            InvalidName,
-            Echo::Text("rn"),
-            "room name",
-        ),
+        row("room name with an override", Lobby, r#"{"type":"create_room","id":"rn","rules":"tictactoe","name":"x\u202ey"}"#, InvalidName, Echo::Text("rn"), "room name"),
         // Hostile chat.
         chat("empty chat", "", "empty"),
         chat("blank chat", " \u{A0} ", "empty"),
         chat("501 characters", &"x".repeat(501), "at most 500"),
         chat("terminal escape in chat", "\u{1b}[2J", "control"),
         chat("bidi override in chat", "gg \u{202E}lol", "U+202E"),
-        chat(
-            "stacked combining marks",
-            &format!("a{}", "\u{301}".repeat(40)),
-            "stacked",
-        ),
+        chat("stacked combining marks", &format!("a{}", "\u{301}".repeat(40)), "stacked"),
         chat("tag characters in chat", "hi\u{E0041}\u{E0042}", "U+E0041"),
         // Rooms one is not in, or that do not exist.
-        row(
-            "join an unknown room",
-            Lobby,
-            r#"{"type":"join","id":1,"room":"zzzzzzzz"}"#,
-            UnknownRoom,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "a 2000-character room id",
-            Lobby,
-            format!(r#"{{"type":"join","id":1,"room":"{}"}}"#, "z".repeat(2000)),
-            UnknownRoom,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "chat in a room not joined",
-            Lobby,
-            r#"{"type":"chat","id":1,"room":"{game}","text":"hi"}"#,
-            NotInRoom,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "play in a room not joined",
-            Lobby,
-            r#"{"type":"play","id":1,"room":"{game}","ply":0,"move":"a1"}"#,
-            NotInRoom,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "resign in a room not joined",
-            Lobby,
-            r#"{"type":"resign","id":1,"room":"{game}"}"#,
-            NotInRoom,
-            Echo::Number(1),
-            "",
-        ),
-        row(
-            "set_seat in a room not joined",
-            Lobby,
-            r#"{"type":"set_seat","id":1,"room":"{game}","seat":"X","ai":"easy"}"#,
-            NotInRoom,
-            Echo::Number(1),
-            "",
-        ),
+        row("join an unknown room", Lobby, r#"{"type":"join","id":1,"room":"zzzzzzzz"}"#, UnknownRoom, Echo::Number(1), ""),
+        row("a 2000-character room id", Lobby, format!(r#"{{"type":"join","id":1,"room":"{}"}}"#, "z".repeat(2000)), UnknownRoom, Echo::Number(1), ""),
+        row("chat in a room not joined", Lobby, r#"{"type":"chat","id":1,"room":"{game}","text":"hi"}"#, NotInRoom, Echo::Number(1), ""),
+        row("play in a room not joined", Lobby, r#"{"type":"play","id":1,"room":"{game}","ply":0,"move":"a1"}"#, NotInRoom, Echo::Number(1), ""),
+        row("resign in a room not joined", Lobby, r#"{"type":"resign","id":1,"room":"{game}"}"#, NotInRoom, Echo::Number(1), ""),
+        row("set_seat in a room not joined", Lobby, r#"{"type":"set_seat","id":1,"room":"{game}","seat":"X","ai":"easy"}"#, NotInRoom, Echo::Number(1), ""),
         // Moves: out of turn, stale, illegal, by a spectator, before the game.
-        play(
-            "a move on the other seat's turn",
-            PlayingO,
-            "0",
-            r#""a1""#,
-            NotYourTurn,
-        ),
-        play(
-            "a move for a future ply",
-            PlayingX,
-            "3",
-            r#""a1""#,
-            StalePly,
-        ),
-        play(
-            "a move for another ply on the other's turn",
-            PlayingO,
-            "5",
-            r#""a1""#,
-            StalePly,
-        ),
-        play(
-            "a move off the board",
-            PlayingX,
-            "0",
-            r#""z9""#,
-            IllegalMove,
-        ),
+        play("a move on the other seat's turn", PlayingO, "0", r#""a1""#, NotYourTurn),
+        play("a move for a future ply", PlayingX, "3", r#""a1""#, StalePly),
+        play("a move for another ply on the other's turn", PlayingO, "5", r#""a1""#, StalePly),
+        play("a move off the board", PlayingX, "0", r#""z9""#, IllegalMove),
         play("an empty move", PlayingX, "0", r#""""#, IllegalMove),
-        play(
-            "a move of two cells",
-            PlayingX,
-            "0",
-            r#""a1a1""#,
-            IllegalMove,
-        ),
-        play(
-            "a column move without gravity",
-            PlayingX,
-            "0",
-            r#""b""#,
-            IllegalMove,
-        ),
-        play(
-            "a 1000-character move",
-            PlayingX,
-            "0",
-            &format!("\"{}\"", "a".repeat(1000)),
-            IllegalMove,
-        ),
-        play(
-            "a move by a spectator",
-            Watching,
-            "0",
-            r#""a1""#,
-            NotAPlayer,
-        ),
-        play(
-            "a move while the game waits",
-            Waiting,
-            "0",
-            r#""a1""#,
-            GameNotInProgress,
-        ),
-        row(
-            "a rematch while the game is on",
-            PlayingX,
-            r#"{"type":"rematch","id":"m","room":"{room}"}"#,
-            GameInProgress,
-            Echo::Text("m"),
-            "",
-        ),
-        row(
-            "a seat taken by the other player",
-            Watching,
-            r#"{"type":"join","id":"j","room":"{room}","seat":"X"}"#,
-            SeatTaken,
-            Echo::Text("j"),
-            "",
-        ),
-        row(
-            "any seat when both are taken",
-            Watching,
-            r#"{"type":"join","id":"j","room":"{room}","seat":"any"}"#,
-            RoomFull,
-            Echo::Text("j"),
-            "",
-        ),
-        row(
-            "an AI over another's seat",
-            Watching,
-            r#"{"type":"set_seat","id":"j","room":"{room}","seat":"X","ai":"easy"}"#,
-            SeatTaken,
-            Echo::Text("j"),
-            "",
-        ),
-        row(
-            "the other seat of a room one plays",
-            PlayingX,
-            r#"{"type":"join","id":"j","room":"{room}","seat":"O"}"#,
-            SeatTaken,
-            Echo::Text("j"),
-            "",
-        ),
+        play("a move of two cells", PlayingX, "0", r#""a1a1""#, IllegalMove),
+        play("a column move without gravity", PlayingX, "0", r#""b""#, IllegalMove),
+        play("a 1000-character move", PlayingX, "0", &format!("\"{}\"", "a".repeat(1000)), IllegalMove),
+        play("a move by a spectator", Watching, "0", r#""a1""#, NotAPlayer),
+        play("a move while the game waits", Waiting, "0", r#""a1""#, GameNotInProgress),
+        row("a rematch while the game is on", PlayingX, r#"{"type":"rematch","id":"m","room":"{room}"}"#, GameInProgress, Echo::Text("m"), ""),
+        row("a seat taken by the other player", Watching, r#"{"type":"join","id":"j","room":"{room}","seat":"X"}"#, SeatTaken, Echo::Text("j"), ""),
+        row("any seat when both are taken", Watching, r#"{"type":"join","id":"j","room":"{room}","seat":"any"}"#, RoomFull, Echo::Text("j"), ""),
+        row("an AI over another's seat", Watching, r#"{"type":"set_seat","id":"j","room":"{room}","seat":"X","ai":"easy"}"#, SeatTaken, Echo::Text("j"), ""),
+        row("the other seat of a room one plays", PlayingX, r#"{"type":"join","id":"j","room":"{room}","seat":"O"}"#, SeatTaken, Echo::Text("j"), ""),
     ]
 }
 
@@ -1052,21 +704,9 @@ async fn slow_reader() {
     let mut talker = server.lobby("talker").await;
     let room = slow.open_room().await;
     talker.join(&room, Some(SeatChoice::O)).await;
-    let text = "w".repeat(4_000);
-    let mut chats = 0;
-    while talker
-        .latest(&room)
-        .is_none_or(|s| human_connected(&s, Mark::X) != Some(false))
-    {
-        assert!(chats < 20_000, "the slow reader was never dropped");
-        talker
-            .call(ClientMessage::Chat {
-                room: room.clone(),
-                text: text.clone(),
-            })
-            .await;
-        chats += 1;
-    }
+    talker
+        .chat_until_dropped(&room, Mark::X, &"w".repeat(4_000), 20_000)
+        .await;
     talker.list_rooms().await;
     let closed = slow.expect_closed().await;
     assert_eq!(closed.bye, Some(ByeReason::TooSlow), "{closed:?}");
