@@ -17,6 +17,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+mod check;
+
 /// The protocol version this crate speaks; sent by the client in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;
 
@@ -30,7 +32,16 @@ pub const MAX_NAME_CHARS: usize = 24;
 /// `invalid_chat` beyond it). Shared like [`MAX_NAME_CHARS`], with the same caveat.
 pub const MAX_CHAT_CHARS: usize = 500;
 
-/// A correlation id chosen by the client and echoed by the server.
+/// The longest textual request id, in characters; a longer one is refused with
+/// `bad_request` (and not echoed), so a peer cannot make the server echo large strings.
+pub const MAX_ID_CHARS: usize = 64;
+
+/// The largest board side (width or height) a server accepts: the engine's limit, which
+/// the decoder names when a rules field is unreadable. The server checks that the two agree.
+pub const MAX_BOARD_SIDE: u32 = 19;
+
+/// A correlation id chosen by the client and echoed by the server: a whole number from 0
+/// to 2^64 − 1 or a string of at most [`MAX_ID_CHARS`] characters.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
@@ -559,13 +570,20 @@ pub enum ErrorCode {
     TooLarge,
     /// The server has no room for another connection (then `bye`).
     ServerFull,
-    /// The server has reached its room limit.
+    /// The server's room limit, or the session's (rooms it created that are still open),
+    /// is reached; the message says which.
     TooManyRooms,
+    /// Too many connections from your address: at once, or opened in the last minute
+    /// (then `bye` and close 1013).
+    TooManyConnections,
+    /// Your address holds too many sessions (live or waiting to be resumed); `hello`
+    /// without a valid token is refused (then `bye` and close 1013).
+    TooManySessions,
 }
 
 impl ErrorCode {
     /// Every code, for exhaustive tests and documentation.
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedProtocol,
         ErrorCode::InvalidName,
@@ -586,6 +604,8 @@ impl ErrorCode {
         ErrorCode::TooLarge,
         ErrorCode::ServerFull,
         ErrorCode::TooManyRooms,
+        ErrorCode::TooManyConnections,
+        ErrorCode::TooManySessions,
     ];
 
     /// The code as it appears on the wire.
@@ -611,6 +631,8 @@ impl ErrorCode {
             ErrorCode::TooLarge => "too_large",
             ErrorCode::ServerFull => "server_full",
             ErrorCode::TooManyRooms => "too_many_rooms",
+            ErrorCode::TooManyConnections => "too_many_connections",
+            ErrorCode::TooManySessions => "too_many_sessions",
         }
     }
 }
@@ -643,11 +665,15 @@ pub enum ByeReason {
     Replaced,
     /// The peer's outbound queue filled up: it reads too slowly.
     TooSlow,
+    /// Too many connections from the peer's address (close code 1013).
+    TooManyConnections,
+    /// Too many sessions held by the peer's address (close code 1013).
+    TooManySessions,
 }
 
 impl ByeReason {
     /// Every reason, for exhaustive tests and documentation.
-    pub const ALL: [ByeReason; 9] = [
+    pub const ALL: [ByeReason; 11] = [
         ByeReason::Shutdown,
         ByeReason::HandshakeTimeout,
         ByeReason::IdleTimeout,
@@ -657,6 +683,8 @@ impl ByeReason {
         ByeReason::UnsupportedProtocol,
         ByeReason::Replaced,
         ByeReason::TooSlow,
+        ByeReason::TooManyConnections,
+        ByeReason::TooManySessions,
     ];
 
     /// The reason as it appears on the wire.
@@ -671,6 +699,8 @@ impl ByeReason {
             ByeReason::UnsupportedProtocol => "unsupported_protocol",
             ByeReason::Replaced => "replaced",
             ByeReason::TooSlow => "too_slow",
+            ByeReason::TooManyConnections => "too_many_connections",
+            ByeReason::TooManySessions => "too_many_sessions",
         }
     }
 }
@@ -682,18 +712,30 @@ impl fmt::Display for ByeReason {
 }
 
 /// A client message that could not be decoded, with the id it carried if that much was
-/// readable, so the server can answer `bad_request` to the right request.
+/// readable, so the server can answer to the right request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DecodeError {
     /// The id of the message, if it had a readable one.
     pub id: Option<RequestId>,
+    /// The code to answer with: `bad_request`, or `invalid_rules` for unreadable rules.
+    pub code: ErrorCode,
     /// What was wrong, for people.
     pub message: String,
 }
 
+impl DecodeError {
+    fn bad_request(id: Option<RequestId>, message: impl Into<String>) -> DecodeError {
+        DecodeError {
+            id,
+            code: ErrorCode::BadRequest,
+            message: message.into(),
+        }
+    }
+}
+
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        write!(f, "{}: {}", self.code, self.message)
     }
 }
 
@@ -703,52 +745,61 @@ impl std::error::Error for DecodeError {}
 ///
 /// # Errors
 /// Returns a [`DecodeError`] for malformed JSON, a non-object, a missing or unknown
-/// `type`, or missing or mistyped fields; it keeps the message's `id` when readable.
+/// `type`, missing or mistyped fields (`bad_request`), an `id` that is neither a whole
+/// number from 0 to 2^64 − 1 nor a string of at most [`MAX_ID_CHARS`] characters
+/// (`bad_request`, no id), or `create_room` rules that are not a preset name or an object
+/// of whole numbers (`invalid_rules`, naming the field). It keeps the message's `id` when
+/// readable.
 pub fn decode_client(text: &str) -> Result<ClientFrame, DecodeError> {
-    decode(text)
+    decode(text, true)
 }
 
 /// Decodes one server text frame (for clients).
 ///
 /// # Errors
-/// As [`decode_client`].
+/// As [`decode_client`], without the checks of client fields.
 pub fn decode_server(text: &str) -> Result<ServerFrame, DecodeError> {
-    decode(text)
+    decode(text, false)
 }
 
-fn decode<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, DecodeError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| DecodeError {
-        id: None,
-        message: format!("malformed JSON: {e}"),
-    })?;
+fn decode<T: serde::de::DeserializeOwned>(text: &str, client: bool) -> Result<T, DecodeError> {
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| DecodeError::bad_request(None, format!("malformed JSON: {e}")))?;
     let Some(object) = value.as_object() else {
-        return Err(DecodeError {
-            id: None,
-            message: "a message must be a JSON object".to_owned(),
-        });
+        return Err(DecodeError::bad_request(
+            None,
+            "a message must be a JSON object",
+        ));
     };
-    let id = object
-        .get("id")
-        .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+    let id = match check::id(object) {
+        Ok(id) => id,
+        Err(e) => {
+            return Err(DecodeError {
+                id: None,
+                code: e.code,
+                message: e.message,
+            });
+        }
+    };
     match object.get("type") {
-        Some(serde_json::Value::String(_)) => {}
+        Some(serde_json::Value::String(kind)) => {
+            if client && kind == "create_room" {
+                check::create_room(object).map_err(|e| DecodeError {
+                    id: id.clone(),
+                    code: e.code,
+                    message: e.message,
+                })?;
+            }
+        }
         Some(_) => {
-            return Err(DecodeError {
+            return Err(DecodeError::bad_request(
                 id,
-                message: "field `type` must be a string".to_owned(),
-            });
+                "field `type` must be a string",
+            ));
         }
-        None => {
-            return Err(DecodeError {
-                id,
-                message: "missing field `type`".to_owned(),
-            });
-        }
+        None => return Err(DecodeError::bad_request(id, "missing field `type`")),
     }
-    serde_json::from_value(value).map_err(|e| DecodeError {
-        id,
-        message: e.to_string(),
-    })
+    serde_json::from_value(value).map_err(|e| DecodeError::bad_request(id, e.to_string()))
 }
 
 /// Encodes a frame as the JSON text of one WebSocket frame.

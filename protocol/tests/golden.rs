@@ -250,6 +250,23 @@ fn bad_input_is_a_decode_error_with_the_id() {
 }
 
 #[test]
+fn unreadable_rules_and_ids_get_the_documented_answers() {
+    let missing_k =
+        decode_client(r#"{"type": "create_room", "id": 3, "rules": {"width": 3, "height": 3}}"#)
+            .expect_err("k is required");
+    assert_eq!(missing_k.code, ErrorCode::InvalidRules);
+    assert_eq!(missing_k.id, Some(RequestId::Number(3)));
+    let example = "rules.k is missing: a whole number from 1 to max(width, height)";
+    assert_eq!(missing_k.message, example);
+    assert!(DOC.contains(example), "the doc quotes the decoder");
+    let long_id = format!(r#"{{"type": "list_rooms", "id": "{}"}}"#, "i".repeat(65));
+    let refused = decode_client(&long_id).expect_err("ids have at most 64 characters");
+    assert_eq!((refused.code, refused.id), (ErrorCode::BadRequest, None));
+    let longest = format!(r#"{{"type": "list_rooms", "id": "{}"}}"#, "i".repeat(64));
+    assert!(decode_client(&longest).is_ok());
+}
+
+#[test]
 fn every_message_round_trips() {
     let client = [
         ClientMessage::Hello {

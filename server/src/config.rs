@@ -9,8 +9,24 @@ pub struct Config {
     /// Connections served at once; one more is told `server_full` and closed, so a flood
     /// of sockets cannot exhaust memory or file descriptors.
     pub max_connections: usize,
+    /// Connections open at once from one address (an IPv4 address, or an IPv6 /64);
+    /// one more is told `too_many_connections` and closed (1013), so one host cannot
+    /// take the slots of everybody else.
+    pub max_connections_per_ip: usize,
+    /// New connections one address may open per minute (a bucket of this many, refilled
+    /// evenly over the minute); beyond it `too_many_connections`, close 1013. Stops a
+    /// reconnect loop from churning sessions and handshakes.
+    pub new_connections_per_ip_per_minute: u32,
+    /// Sessions one address may hold, live or within their reconnection grace; a `hello`
+    /// that would open one more is told `too_many_sessions` and closed (1013). A `hello`
+    /// that resumes a session is always served. Bounds the tokens one host is issued.
+    pub max_sessions_per_ip: usize,
     /// Rooms open at once; `create_room` beyond it is refused with `too_many_rooms`.
     pub max_rooms: usize,
+    /// Rooms one session may have created that are still open; `create_room` beyond it
+    /// is refused with `too_many_rooms`, so one client cannot fill the server's rooms.
+    /// A room counts until it closes ([`Config::room_idle_timeout`] after it empties).
+    pub max_rooms_per_session: usize,
     /// Largest WebSocket frame and message, in bytes; a bigger one closes the connection
     /// (`bye too_large`, close code 1009). Every legitimate message is far smaller.
     pub max_message_size: usize,
@@ -43,7 +59,8 @@ pub struct Config {
     pub ai_threads: usize,
     /// How long a dropped player's seats are held for them to reconnect.
     pub reconnect_grace: Duration,
-    /// A room with no connected person (player or spectator) for this long closes.
+    /// A room that nobody is in (no one connected, no seat held for a dropped player)
+    /// for this long closes, and stops counting against its creator's rooms.
     pub room_idle_timeout: Duration,
     /// Frames waiting to be written to one connection; a peer that lets its queue fill is
     /// too slow and is dropped (`bye too_slow`), its seats held for reconnection.
@@ -54,7 +71,11 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             max_connections: 10_000,
+            max_connections_per_ip: 32,
+            new_connections_per_ip_per_minute: 120,
+            max_sessions_per_ip: 64,
             max_rooms: 5_000,
+            max_rooms_per_session: 8,
             max_message_size: 16 * 1024,
             rate_per_second: 20,
             rate_burst: 40,
@@ -68,7 +89,7 @@ impl Default for Config {
             ai_pace: Duration::from_millis(700),
             ai_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             reconnect_grace: Duration::from_secs(60),
-            room_idle_timeout: Duration::from_secs(120),
+            room_idle_timeout: Duration::from_secs(30),
             outbound_queue: 256,
         }
     }

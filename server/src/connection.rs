@@ -15,7 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
-use tokio::sync::{OwnedSemaphorePermit, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -24,6 +24,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
 use crate::peer::{Attachment, Kick, Peer};
 use crate::state::ServerState;
@@ -47,6 +48,10 @@ enum Ending {
         /// peer's close frame there.
         readable: bool,
     },
+    /// The peer broke RFC 6455 (a bad frame, invalid UTF-8 in a text message): the
+    /// connection is failed with a close frame carrying `code`, as the RFC asks, and no
+    /// `bye` (the peer's WebSocket layer is not to be trusted with one).
+    Violation { code: CloseCode, message: String },
     /// The peer sent a close frame; tungstenite answers it while we read on.
     PeerClosed,
     /// The socket ended or failed.
@@ -64,6 +69,9 @@ impl Ending {
     fn label(&self) -> String {
         match self {
             Ending::Bye { bye, .. } => format!("{:?}", bye.reason),
+            Ending::Violation { code, message } => {
+                format!("protocol violation ({code}): {message}")
+            }
             Ending::PeerClosed => "closed by peer".to_owned(),
             Ending::Gone => "connection lost".to_owned(),
         }
@@ -74,7 +82,10 @@ impl Ending {
 fn close_code(reason: ByeReason) -> CloseCode {
     match reason {
         ByeReason::Shutdown => CloseCode::Away,
-        ByeReason::ServerFull => CloseCode::Again,
+        // Try again later: the server, or the peer's address, is at its limit.
+        ByeReason::ServerFull | ByeReason::TooManyConnections | ByeReason::TooManySessions => {
+            CloseCode::Again
+        }
         ByeReason::TooLarge => CloseCode::Size,
         ByeReason::UnsupportedProtocol => CloseCode::Protocol,
         // Abuse, or a reader too slow to keep up.
@@ -85,19 +96,55 @@ fn close_code(reason: ByeReason) -> CloseCode {
     }
 }
 
+/// How a read error ends the connection: a protocol violation is answered with a close
+/// frame (1002, or 1007 for a text message that is not UTF-8); a socket that failed or
+/// ended without a closing handshake is simply gone. (Oversize messages are handled by
+/// the caller: they get `bye too_large`.)
+fn failed(error: WsError) -> Ending {
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
+    let message = error.to_string();
+    match error {
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => Ending::Gone,
+        WsError::Protocol(_) => Ending::Violation {
+            code: CloseCode::Protocol,
+            message,
+        },
+        WsError::Utf8(_) => Ending::Violation {
+            code: CloseCode::Invalid,
+            message: "a text message that is not valid UTF-8".to_owned(),
+        },
+        _ => {
+            tracing::debug!(error = %message, "read failed");
+            Ending::Gone
+        }
+    }
+}
+
+/// A close frame with `reason` cut to the 123 bytes a control frame has room for.
+fn close_frame(code: CloseCode, reason: &str) -> CloseFrame {
+    let mut end = reason.len().min(123);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    CloseFrame {
+        code,
+        reason: reason[..end].to_owned().into(),
+    }
+}
+
 /// The last words the writer sends after whatever is queued.
 struct Farewell {
-    bye: String,
+    bye: Option<String>,
     close: CloseFrame,
 }
 
-/// Serves one accepted socket until it closes. Without a `permit` the server is full: the
-/// peer is told so and the connection closed.
+/// Serves one accepted socket until it closes. A refused `admission` is told why and
+/// the connection closed.
 pub(crate) async fn serve(
     socket: TcpStream,
     addr: SocketAddr,
     state: Arc<ServerState>,
-    permit: Option<OwnedSemaphorePermit>,
+    admission: Admission,
 ) {
     let span = tracing::info_span!(
         "conn",
@@ -105,13 +152,16 @@ pub(crate) async fn serve(
         peer = %addr,
         session = tracing::field::Empty,
     );
-    serve_socket(socket, state, permit).instrument(span).await;
+    serve_socket(socket, addr, state, admission)
+        .instrument(span)
+        .await;
 }
 
 async fn serve_socket(
     socket: TcpStream,
+    addr: SocketAddr,
     state: Arc<ServerState>,
-    permit: Option<OwnedSemaphorePermit>,
+    admission: Admission,
 ) {
     let config = &state.config;
     let ws_config = WebSocketConfig::default()
@@ -148,30 +198,27 @@ async fn serve_socket(
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
     let mut conn = Connection {
-        handler: Handler::new(state.clone(), peer.clone(), kick.clone()),
+        handler: Handler::new(state.clone(), addr.ip(), peer.clone(), kick.clone()),
         peer,
         kick,
         state: state.clone(),
     };
-    let ending = match &permit {
-        Some(_) => {
+    let ending = match &admission {
+        Admission::Admitted { .. } => {
             tracing::info!("connection opened");
             conn.read_loop(&mut stream, shutdown).await
         }
-        None => {
-            tracing::info!("connection refused: server full");
-            conn.error(
-                ErrorCode::ServerFull,
-                "the server has no room for another connection",
-            );
-            Ending::bye(ByeReason::ServerFull, "the server is full; try again later")
+        Admission::Refused(turnaway) => {
+            tracing::info!(%turnaway, "connection refused");
+            conn.error(turnaway.code(), turnaway.to_string());
+            Ending::bye(turnaway.reason(), turnaway.to_string())
         }
     };
     tracing::info!(reason = %ending.label(), "connection closed");
     conn.handler.release_session().await;
     close(ending, stream, farewell_tx, writer).await;
-    // The connection slot stays taken until the socket is really closed.
-    drop(permit);
+    // The connection slots stay taken until the socket is really closed.
+    drop(admission);
 }
 
 /// Says goodbye as `ending` requires and waits (boundedly) for the socket to wind down.
@@ -189,11 +236,8 @@ async fn close(
                 message: bye.message.clone(),
             }));
             let _ = farewell.send(Farewell {
-                bye: text,
-                close: CloseFrame {
-                    code,
-                    reason: bye.message.into(),
-                },
+                bye: Some(text),
+                close: close_frame(code, &bye.message),
             });
             let sink = tokio::time::timeout(FAREWELL_TIME + Duration::from_millis(200), writer)
                 .await
@@ -206,6 +250,22 @@ async fn close(
                 })
                 .await;
             } else if let Some(sink) = sink
+                && let Ok(ws) = stream.reunite(sink)
+            {
+                linger(ws.into_inner()).await;
+            }
+        }
+        Ending::Violation { code, message } => {
+            let _ = farewell.send(Farewell {
+                bye: None,
+                close: close_frame(code, &message),
+            });
+            let sink = tokio::time::timeout(FAREWELL_TIME + Duration::from_millis(200), writer)
+                .await
+                .ok()
+                .and_then(Result::ok);
+            // The stream failed: wait for the peer on the raw socket.
+            if let Some(sink) = sink
                 && let Ok(ws) = stream.reunite(sink)
             {
                 linger(ws.into_inner()).await;
@@ -271,7 +331,9 @@ async fn write_loop(
         while let Ok(message) = queue.try_recv() {
             sink.feed(message).await?;
         }
-        sink.feed(Message::text(last_words.bye)).await?;
+        if let Some(bye) = last_words.bye {
+            sink.feed(Message::text(bye)).await?;
+        }
         sink.send(Message::Close(Some(last_words.close))).await
     })
     .await;
@@ -343,10 +405,7 @@ impl Connection {
                                 readable: false,
                             };
                         }
-                        Some(Err(e)) => {
-                            tracing::debug!(error = %e, "read failed");
-                            return Ending::Gone;
-                        }
+                        Some(Err(e)) => return failed(e),
                         Some(Ok(message)) => message,
                     };
                     last_heard = Instant::now();

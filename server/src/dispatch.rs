@@ -5,6 +5,7 @@
 //! It knows messages, not sockets: the transport (`connection`) gives it frames and
 //! closes the connection when it returns a [`Bye`].
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use inarow_protocol::{
@@ -43,6 +44,67 @@ impl Bye {
     }
 }
 
+/// Where a decoded message goes: the session (`hello`), the lobby, or a room. (No `Debug`:
+/// a `hello` carries a token.)
+pub(crate) enum Route {
+    /// Open or resume a session.
+    Hello {
+        /// The protocol version asked for.
+        protocol: u32,
+        /// The display name, unchecked.
+        name: String,
+        /// The token of a session to resume.
+        token: Option<String>,
+    },
+    /// The public rooms.
+    ListRooms,
+    /// A new room.
+    CreateRoom(CreateRoom),
+    /// A request for the room named.
+    Room(RoomId, Request),
+}
+
+impl Route {
+    /// The route of `message`.
+    pub(crate) fn of(message: ClientMessage) -> Route {
+        let (room, request) = match message {
+            ClientMessage::Hello {
+                protocol,
+                name,
+                token,
+            } => {
+                return Route::Hello {
+                    protocol,
+                    name,
+                    token,
+                };
+            }
+            ClientMessage::ListRooms {} => return Route::ListRooms,
+            ClientMessage::CreateRoom {
+                name,
+                rules,
+                seats,
+                private,
+            } => {
+                return Route::CreateRoom(CreateRoom {
+                    name,
+                    rules,
+                    seats,
+                    private,
+                });
+            }
+            ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
+            ClientMessage::Leave { room } => (room, Request::Leave),
+            ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
+            ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
+            ClientMessage::Resign { room } => (room, Request::Resign),
+            ClientMessage::Rematch { room } => (room, Request::Rematch),
+            ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
+        };
+        Route::Room(room, request)
+    }
+}
+
 /// The meaning side of one connection: its session, once `hello` opened one, and what
 /// it may still send.
 pub(crate) struct Handler {
@@ -53,6 +115,8 @@ pub(crate) struct Handler {
     /// on another connection can close this one.
     kick: Arc<Kick>,
     limiter: RateLimiter,
+    /// The peer's address, whose sessions are counted.
+    ip: IpAddr,
     /// Set by `hello`.
     session: Option<SessionId>,
     /// The display name given in `hello`.
@@ -61,7 +125,7 @@ pub(crate) struct Handler {
 
 impl Handler {
     /// The handler of a connection that has not said `hello` yet.
-    pub(crate) fn new(state: Arc<ServerState>, peer: Peer, kick: Arc<Kick>) -> Handler {
+    pub(crate) fn new(state: Arc<ServerState>, ip: IpAddr, peer: Peer, kick: Arc<Kick>) -> Handler {
         let config = &state.config;
         let limiter = RateLimiter::new(
             config.rate_per_second,
@@ -74,6 +138,7 @@ impl Handler {
             peer,
             kick,
             limiter,
+            ip,
             session: None,
             name: String::new(),
         }
@@ -119,7 +184,7 @@ impl Handler {
                 None
             }
             Some(Err(e)) => {
-                self.error(e.id, ErrorCode::BadRequest, e.message);
+                self.error(e.id, e.code, e.message);
                 None
             }
             Some(Ok(frame)) => self.dispatch(frame).await,
@@ -156,54 +221,34 @@ impl Handler {
 
     async fn dispatch(&mut self, frame: ClientFrame) -> Option<Bye> {
         let ClientFrame { message, id } = frame;
+        let route = Route::of(message);
         let Some(session) = self.session else {
-            if let ClientMessage::Hello {
+            if let Route::Hello {
                 protocol,
                 name,
                 token,
-            } = message
+            } = route
             {
                 return self.hello(protocol, &name, token.as_deref(), id).await;
             }
             self.error(id, ErrorCode::BadRequest, "say hello first");
             return None;
         };
-        let (room, request) = match message {
-            ClientMessage::Hello { .. } => {
+        match route {
+            Route::Hello { .. } => {
                 self.error(id, ErrorCode::BadRequest, "hello was already said");
-                return None;
             }
-            ClientMessage::ListRooms {} => {
+            Route::ListRooms => {
                 let rooms = self.state.lobby.list();
                 self.send(ServerMessage::Rooms { rooms }, id);
-                return None;
             }
-            ClientMessage::CreateRoom {
-                name,
-                rules,
-                seats,
-                private,
-            } => {
-                let request = CreateRoom {
-                    name,
-                    rules,
-                    seats,
-                    private,
-                };
+            Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(session, request, id.clone()) {
                     self.refuse(id, refusal);
                 }
-                return None;
             }
-            ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
-            ClientMessage::Leave { room } => (room, Request::Leave),
-            ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
-            ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
-            ClientMessage::Resign { room } => (room, Request::Resign),
-            ClientMessage::Rematch { room } => (room, Request::Rematch),
-            ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
-        };
-        self.room_request(session, room, id, request).await;
+            Route::Room(room, request) => self.room_request(session, room, id, request).await,
+        }
         None
     }
 
@@ -279,7 +324,14 @@ impl Handler {
             }
         };
         let state = self.state.clone();
-        let opened = state.sessions.open(token, self.kick.clone());
+        let opened = match state.sessions.open(token, self.ip, self.kick.clone()) {
+            Ok(opened) => opened,
+            Err(refused) => {
+                tracing::info!(%refused, "hello refused");
+                self.error(id, ErrorCode::TooManySessions, refused.to_string());
+                return Some(Bye::new(ByeReason::TooManySessions, refused.to_string()));
+            }
+        };
         self.peer = self.peer.reissued(opened.attachment);
         if let Some(old) = &opened.replaced {
             old.kick(ByeReason::Replaced);

@@ -5,7 +5,8 @@
 //! binary only parses flags, sets up logging and binds. Every limit is a field of
 //! [`Config`]. Inside:
 //!
-//! - `listener` accepts sockets under the connection limit and spawns one task each;
+//! - `listener` accepts sockets under the connection limits (`admission`: the server's,
+//!   and each address's at once and per minute) and spawns one task each;
 //! - `connection` is that task's transport (handshake, frames, deadlines, close codes)
 //!   and `dispatch` what its messages mean (`hello`, lobby, room requests);
 //! - `room` runs one actor task per room around a plain state machine (`room::table`),
@@ -17,6 +18,7 @@
 //! `ai_worker` and the leaves (`peer`, `refusal`, `room_spec`, `snapshot`, `text`).
 //! A room sees the server only through `room::Context`.
 
+mod admission;
 mod ai_worker;
 mod config;
 mod connection;
@@ -24,6 +26,8 @@ mod dispatch;
 mod listener;
 mod lobby;
 mod peer;
+#[cfg(test)]
+mod properties;
 mod rate;
 mod refusal;
 mod room;
@@ -35,8 +39,24 @@ mod text;
 
 pub use config::Config;
 
+use tracing_subscriber::EnvFilter;
+
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+
+/// The log filter for `spec` (the `RUST_LOG` syntax, such as `"info"` or
+/// `"inarow_server=debug"`), with the WebSocket library held at `debug` or quieter: at
+/// `trace` it dumps every frame, resume tokens included, and tokens are never logged.
+///
+/// # Errors
+/// The parse error of a malformed `spec`.
+pub fn log_filter(spec: &str) -> Result<EnvFilter, tracing_subscriber::filter::ParseError> {
+    let mut filter = EnvFilter::try_new(spec)?;
+    for cap in ["tungstenite=debug", "tokio_tungstenite=debug"] {
+        filter = filter.add_directive(cap.parse()?);
+    }
+    Ok(filter)
+}
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,5 @@
-//! The accept loop: admits connections under the connection limit and, on shutdown,
+//! The accept loop: admits connections under the server's and each address's connection
+//! limits (`admission`) and, on shutdown,
 //! waits (boundedly) for every task of the server to finish.
 
 use std::sync::Arc;
@@ -9,13 +10,14 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::ServerError;
+use crate::admission::{Admission, Turnaway};
 use crate::config::Config;
 use crate::connection;
 use crate::state::ServerState;
 
 /// How long shutdown waits for connections, rooms and AI jobs to finish.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// Connections being turned away (`server_full`) at once; beyond it a socket is simply
+/// Connections being turned away (`server_full`, `too_many_connections`) at once; beyond it a socket is simply
 /// dropped, so a flood cannot make the server spend unbounded work on refusals.
 const REFUSALS_IN_FLIGHT: usize = 64;
 /// Pause after a failed accept (such as running out of file descriptors), so the loop
@@ -49,20 +51,34 @@ pub(crate) async fn run(
             }
         };
         let _ = socket.set_nodelay(true);
-        match connections.clone().try_acquire_owned() {
-            Ok(permit) => {
+        // The address's limits first, so a host at its limit is told so even when the
+        // server is full too.
+        let admission = state
+            .gate
+            .admit(peer.ip(), std::time::Instant::now())
+            .and_then(|ticket| match connections.clone().try_acquire_owned() {
+                Ok(permit) => Ok(Admission::Admitted {
+                    _permit: permit,
+                    _ticket: ticket,
+                }),
+                Err(_) => Err(Turnaway::ServerFull),
+            })
+            .unwrap_or_else(Admission::Refused);
+        match admission {
+            admitted @ Admission::Admitted { .. } => {
                 state
                     .tracker
-                    .spawn(connection::serve(socket, peer, state.clone(), Some(permit)));
+                    .spawn(connection::serve(socket, peer, state.clone(), admitted));
             }
-            Err(_) => {
+            Admission::Refused(turnaway) => {
                 let Ok(refusal) = refusals.clone().try_acquire_owned() else {
-                    tracing::debug!(%peer, "connection dropped: server full");
+                    tracing::debug!(%peer, %turnaway, "connection dropped");
                     continue;
                 };
                 let state_for_task = state.clone();
                 state.tracker.spawn(async move {
-                    connection::serve(socket, peer, state_for_task, None).await;
+                    let refused = Admission::Refused(turnaway);
+                    connection::serve(socket, peer, state_for_task, refused).await;
                     drop(refusal);
                 });
             }

@@ -1,4 +1,5 @@
-//! The room directory: which rooms exist, their handles, and the public rooms' listings.
+//! The room directory: which rooms exist, their handles, the public rooms' listings, and
+//! how many open rooms each session created (the server's and each session's room caps).
 //!
 //! Generic over the handle type so that it knows nothing of rooms: rooms publish into
 //! the directory, the directory never calls a room.
@@ -6,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use inarow_protocol::{RoomId, RoomSummary};
+use inarow_protocol::{RoomId, RoomSummary, SessionId};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -20,33 +21,50 @@ const ID_LEN: usize = 8;
 /// a map operation, and none spans an `.await`.
 pub(crate) struct Lobby<H> {
     max_rooms: usize,
+    max_per_creator: usize,
     inner: Mutex<Directory<H>>,
 }
 
 struct Directory<H> {
     rooms: HashMap<RoomId, Listing<H>>,
+    /// Open rooms per creating session (absent: none).
+    created: HashMap<SessionId, usize>,
     rng: StdRng,
 }
 
 struct Listing<H> {
     handle: H,
+    /// The session that created the room; the room counts against it until it closes.
+    creator: SessionId,
     /// The latest summary of a public room; `None` for a private one (or before its first
     /// snapshot).
     summary: Option<RoomSummary>,
 }
 
-/// The directory holds `max_rooms` rooms already.
-#[derive(Debug, thiserror::Error)]
-#[error("the directory holds its limit of rooms")]
-pub(crate) struct TooManyRooms;
+/// A room cap is reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TooManyRooms {
+    /// The server has its limit of rooms open.
+    #[error("the server has {0} rooms open, its limit; try again later")]
+    Server(usize),
+    /// The creating session has its limit of rooms open.
+    #[error(
+        "you have {0} open rooms that you created, the limit for one session; a room counts \
+         until it closes, which it does a while after everyone has left it"
+    )]
+    Creator(usize),
+}
 
 impl<H: Clone> Lobby<H> {
-    /// An empty directory that admits at most `max_rooms` rooms.
-    pub(crate) fn new(max_rooms: usize) -> Lobby<H> {
+    /// An empty directory that admits at most `max_rooms` rooms, and `max_per_creator`
+    /// rooms created by one session.
+    pub(crate) fn new(max_rooms: usize, max_per_creator: usize) -> Lobby<H> {
         Lobby {
             max_rooms,
+            max_per_creator,
             inner: Mutex::new(Directory {
                 rooms: HashMap::new(),
+                created: HashMap::new(),
                 rng: StdRng::from_os_rng(),
             }),
         }
@@ -60,11 +78,24 @@ impl<H: Clone> Lobby<H> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Registers a new room under a fresh unique id; `make` builds its handle for that id.
-    pub(crate) fn register(&self, make: impl FnOnce(RoomId) -> H) -> Result<H, TooManyRooms> {
+    /// Registers a new room created by `creator` under a fresh unique id; `make` builds
+    /// its handle for that id.
+    ///
+    /// # Errors
+    /// [`TooManyRooms`] naming the cap reached: the creator's first, as it is the one a
+    /// flooding client meets while everybody else still creates rooms.
+    pub(crate) fn register(
+        &self,
+        creator: SessionId,
+        make: impl FnOnce(RoomId) -> H,
+    ) -> Result<H, TooManyRooms> {
         let mut dir = self.lock();
+        let created = dir.created.get(&creator).copied().unwrap_or(0);
+        if created >= self.max_per_creator {
+            return Err(TooManyRooms::Creator(self.max_per_creator));
+        }
         if dir.rooms.len() >= self.max_rooms {
-            return Err(TooManyRooms);
+            return Err(TooManyRooms::Server(self.max_rooms));
         }
         let id = loop {
             let code: String = (0..ID_LEN)
@@ -80,9 +111,11 @@ impl<H: Clone> Lobby<H> {
             id,
             Listing {
                 handle: handle.clone(),
+                creator,
                 summary: None,
             },
         );
+        *dir.created.entry(creator).or_default() += 1;
         Ok(handle)
     }
 
@@ -98,9 +131,18 @@ impl<H: Clone> Lobby<H> {
         }
     }
 
-    /// Forgets a closed room.
+    /// Forgets a closed room; it no longer counts against its creator.
     pub(crate) fn remove(&self, id: &RoomId) {
-        self.lock().rooms.remove(id);
+        let mut dir = self.lock();
+        let Some(listing) = dir.rooms.remove(id) else {
+            return;
+        };
+        if let Some(created) = dir.created.get_mut(&listing.creator) {
+            *created = created.saturating_sub(1);
+            if *created == 0 {
+                dir.created.remove(&listing.creator);
+            }
+        }
     }
 
     /// The public rooms, by name then id.
@@ -118,5 +160,39 @@ impl<H: Clone> Lobby<H> {
     /// Number of open rooms.
     pub(crate) fn len(&self) -> usize {
         self.lock().rooms.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(n: u128) -> SessionId {
+        SessionId(uuid::Uuid::from_u128(n))
+    }
+
+    #[test]
+    fn a_creator_meets_its_own_cap_before_the_server_is_full() {
+        let lobby: Lobby<RoomId> = Lobby::new(5, 2);
+        let (flooder, other) = (session(1), session(2));
+        let first = lobby.register(flooder, |id| id).expect("first room");
+        lobby.register(flooder, |id| id).expect("second room");
+        assert_eq!(
+            lobby.register(flooder, |id| id).err(),
+            Some(TooManyRooms::Creator(2))
+        );
+        lobby
+            .register(other, |id| id)
+            .expect("others still create rooms");
+        // A closed room stops counting.
+        lobby.remove(&first);
+        lobby.register(flooder, |id| id).expect("room freed");
+        lobby.register(other, |id| id).expect("fourth room");
+        lobby.register(session(3), |id| id).expect("fifth room");
+        assert_eq!(
+            lobby.register(session(4), |id| id).err(),
+            Some(TooManyRooms::Server(5))
+        );
+        assert_eq!(lobby.len(), 5);
     }
 }

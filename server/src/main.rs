@@ -25,9 +25,27 @@ struct Args {
     /// Connections served at once; more are told server_full.
     #[arg(long, env = "INAROW_MAX_CONNECTIONS", default_value_t = 10_000)]
     max_connections: usize,
+    /// Connections open at once from one address (IPv4, or IPv6 /64); more are told
+    /// too_many_connections.
+    #[arg(long, env = "INAROW_MAX_CONNECTIONS_PER_IP", default_value_t = 32)]
+    max_connections_per_ip: usize,
+    /// New connections one address may open per minute; more are told too_many_connections.
+    #[arg(
+        long,
+        env = "INAROW_NEW_CONNECTIONS_PER_IP_PER_MINUTE",
+        default_value_t = 120
+    )]
+    new_connections_per_ip_per_minute: u32,
+    /// Sessions (live or within their grace) one address may hold; a hello that would open
+    /// one more is told too_many_sessions.
+    #[arg(long, env = "INAROW_MAX_SESSIONS_PER_IP", default_value_t = 64)]
+    max_sessions_per_ip: usize,
     /// Rooms open at once; more are refused with too_many_rooms.
     #[arg(long, env = "INAROW_MAX_ROOMS", default_value_t = 5_000)]
     max_rooms: usize,
+    /// Open rooms one session may have created; more are refused with too_many_rooms.
+    #[arg(long, env = "INAROW_MAX_ROOMS_PER_SESSION", default_value_t = 8)]
+    max_rooms_per_session: usize,
     /// Largest WebSocket frame or message, in bytes.
     #[arg(long, env = "INAROW_MAX_MESSAGE_SIZE", default_value_t = 16 * 1024)]
     max_message_size: usize,
@@ -67,8 +85,8 @@ struct Args {
     /// How long a dropped player's seats are held, in ms.
     #[arg(long, env = "INAROW_RECONNECT_GRACE_MS", default_value_t = 60_000)]
     reconnect_grace_ms: u64,
-    /// A room with nobody connected closes after this long, in ms.
-    #[arg(long, env = "INAROW_ROOM_IDLE_TIMEOUT_MS", default_value_t = 120_000)]
+    /// A room that nobody is in (no one connected, no seat held) closes after this long, in ms.
+    #[arg(long, env = "INAROW_ROOM_IDLE_TIMEOUT_MS", default_value_t = 30_000)]
     room_idle_timeout_ms: u64,
     /// Frames queued per connection before it is dropped as too slow.
     #[arg(long, env = "INAROW_OUTBOUND_QUEUE", default_value_t = 256)]
@@ -80,7 +98,11 @@ impl Args {
         let ms = Duration::from_millis;
         Config {
             max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            new_connections_per_ip_per_minute: self.new_connections_per_ip_per_minute,
+            max_sessions_per_ip: self.max_sessions_per_ip,
             max_rooms: self.max_rooms,
+            max_rooms_per_session: self.max_rooms_per_session,
             max_message_size: self.max_message_size,
             rate_per_second: self.rate_per_second,
             rate_burst: self.rate_burst,
@@ -104,8 +126,10 @@ impl Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(&args.log))
+    let filter = std::env::var(EnvFilter::DEFAULT_ENV)
+        .ok()
+        .and_then(|spec| inarow_server::log_filter(&spec).ok())
+        .map_or_else(|| inarow_server::log_filter(&args.log), Ok)
         .with_context(|| format!("bad log filter {:?}", args.log))?;
     // `fmt()` writes to stdout: colour only when stdout is a terminal, so a log file
     // redirected from it holds plain text rather than escape sequences.

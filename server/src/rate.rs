@@ -1,6 +1,53 @@
-//! The per-connection message rate limit: a token bucket plus a count of refusals.
+//! Rate limits: a token bucket, and the per-connection message limit built on it (a
+//! bucket plus a count of refusals, after lila-ws's `RateLimit`).
 
 use std::time::Instant;
+
+/// A token bucket: holds up to `capacity` tokens and refills `per_second` of them every
+/// second; each event takes one.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenBucket {
+    per_second: f64,
+    capacity: f64,
+    tokens: f64,
+    last: Instant,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub(crate) fn new(per_second: f64, capacity: f64, now: Instant) -> TokenBucket {
+        TokenBucket {
+            per_second,
+            capacity,
+            tokens: capacity,
+            last: now,
+        }
+    }
+
+    fn refill(&mut self, now: Instant) {
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.tokens = (self.tokens + elapsed * self.per_second).min(self.capacity);
+    }
+
+    /// Whether the bucket is full at `now`: nothing recent is remembered, so a holder may
+    /// forget it.
+    pub(crate) fn is_full(&mut self, now: Instant) -> bool {
+        self.refill(now);
+        self.tokens >= self.capacity
+    }
+
+    /// Takes a token at `now`, if there is one.
+    pub(crate) fn try_take(&mut self, now: Instant) -> bool {
+        self.refill(now);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
 
 /// What to do with one inbound message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,10 +65,7 @@ pub(crate) enum RateVerdict {
 /// up again, which resets the count: a client that slows down is forgiven.
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
-    rate: f64,
-    burst: f64,
-    tokens: f64,
-    last: Instant,
+    bucket: TokenBucket,
     strikes: u32,
     max_strikes: u32,
 }
@@ -30,10 +74,7 @@ impl RateLimiter {
     /// A full bucket.
     pub(crate) fn new(rate_per_second: u32, burst: u32, max_strikes: u32, now: Instant) -> Self {
         RateLimiter {
-            rate: f64::from(rate_per_second),
-            burst: f64::from(burst),
-            tokens: f64::from(burst),
-            last: now,
+            bucket: TokenBucket::new(f64::from(rate_per_second), f64::from(burst), now),
             strikes: 0,
             max_strikes,
         }
@@ -41,14 +82,10 @@ impl RateLimiter {
 
     /// Takes a token for one message arriving at `now`.
     pub(crate) fn check(&mut self, now: Instant) -> RateVerdict {
-        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + elapsed * self.rate).min(self.burst);
-        if self.tokens >= self.burst {
+        if self.bucket.is_full(now) {
             self.strikes = 0;
         }
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
+        if self.bucket.try_take(now) {
             return RateVerdict::Pass;
         }
         self.strikes = self.strikes.saturating_add(1);

@@ -105,6 +105,12 @@ mod tests {
     }
 
     #[test]
+    fn the_protocol_names_the_engines_board_limit() {
+        // The decoder's messages quote the range; the engine enforces it.
+        assert_eq!(wire::MAX_BOARD_SIDE, Rules::MAX_SIDE);
+    }
+
+    #[test]
     fn a_room_is_named_after_its_creator_unless_named() {
         let preset = || RulesSpec::Preset("tictactoe".into());
         let spec =

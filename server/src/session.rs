@@ -1,31 +1,59 @@
 //! The session registry: who is connected under which session, their resume tokens, the
-//! rooms each session is in, and the grace period that holds a dropped session's seats.
+//! rooms each session is in, the grace period that holds a dropped session's seats, and
+//! how many sessions each address holds.
+//!
+//! A token is a selector and a verifier in hex: the selector finds the session in a map
+//! (so a lookup's timing says nothing about the secret), the verifier is compared in
+//! constant time. Every resume issues a new token and retires the old one, so a stolen
+//! token works at most once, and the connection it displaces is told `bye replaced`.
+//! Tokens are never logged.
 
 use std::collections::{BTreeSet, HashMap};
+use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 
 use inarow_protocol::{RoomId, SessionId};
+use rand::rngs::StdRng;
+use rand::{RngCore, SeedableRng};
+use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use crate::admission::AddressKey;
 use crate::peer::{Attachment, Kick};
 
+/// Bytes of a token's selector (its first 16 hex digits).
+const SELECTOR_BYTES: usize = 8;
+/// Bytes of a token's verifier (its last 32 hex digits): the secret part.
+const VERIFIER_BYTES: usize = 16;
+/// Length of a token in hex digits.
+pub(crate) const TOKEN_LEN: usize = 2 * (SELECTOR_BYTES + VERIFIER_BYTES);
+
 /// All sessions, live or within their grace period.
-#[derive(Default)]
 pub(crate) struct Sessions {
+    /// Sessions one address may hold.
+    max_per_address: usize,
     inner: Mutex<Registry>,
 }
 
-#[derive(Default)]
 struct Registry {
     by_id: HashMap<SessionId, Entry>,
-    by_token: HashMap<String, SessionId>,
+    /// Sessions by their token's selector.
+    by_selector: HashMap<String, SessionId>,
+    /// Sessions held per address (that opened them).
+    per_address: HashMap<AddressKey, usize>,
     /// The last attachment given out.
     last_attachment: Attachment,
+    /// Where tokens come from: a CSPRNG seeded by the operating system.
+    rng: StdRng,
 }
 
 struct Entry {
-    token: String,
+    /// The current token's selector and verifier (hex).
+    selector: String,
+    verifier: String,
+    /// The address that opened the session, whose count it is in.
+    address: AddressKey,
     /// The connection serving the session, if any, and its kick switch.
     attached: Option<(Attachment, Arc<Kick>)>,
     /// Rooms the session entered; may list a room that has since closed or dropped it
@@ -39,7 +67,7 @@ struct Entry {
 pub(crate) struct Opened {
     /// Its public id.
     pub(crate) session: SessionId,
-    /// Its resume token.
+    /// Its resume token: new for every `hello`, resumed or not.
     pub(crate) token: String,
     /// Whether an earlier session was resumed.
     pub(crate) resumed: bool,
@@ -51,7 +79,68 @@ pub(crate) struct Opened {
     pub(crate) replaced: Option<Arc<Kick>>,
 }
 
+/// The address already holds its limit of sessions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "your address holds {limit} sessions, the limit; resume one with its token or try again later"
+)]
+pub(crate) struct TooManySessions {
+    /// The limit.
+    pub(crate) limit: usize,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(2 * bytes.len()), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+impl Registry {
+    /// A fresh (selector, verifier) whose selector is not in use.
+    fn new_token(&mut self) -> (String, String) {
+        loop {
+            let mut selector = [0u8; SELECTOR_BYTES];
+            let mut verifier = [0u8; VERIFIER_BYTES];
+            self.rng.fill_bytes(&mut selector);
+            self.rng.fill_bytes(&mut verifier);
+            let selector = hex(&selector);
+            if !self.by_selector.contains_key(&selector) {
+                return (selector, hex(&verifier));
+            }
+        }
+    }
+
+    /// The session `token` names, if it is live or held and the token is its current one.
+    fn find(&self, token: &str) -> Option<SessionId> {
+        if token.len() != TOKEN_LEN {
+            return None;
+        }
+        let (selector, verifier) = token.split_at_checked(2 * SELECTOR_BYTES)?;
+        let session = *self.by_selector.get(selector)?;
+        let entry = self.by_id.get(&session)?;
+        bool::from(verifier.as_bytes().ct_eq(entry.verifier.as_bytes())).then_some(session)
+    }
+}
+
 impl Sessions {
+    /// An empty registry that lets one address hold `max_per_address` sessions.
+    pub(crate) fn new(max_per_address: usize) -> Sessions {
+        Sessions {
+            max_per_address,
+            inner: Mutex::new(Registry {
+                by_id: HashMap::new(),
+                by_selector: HashMap::new(),
+                per_address: HashMap::new(),
+                last_attachment: Attachment::default(),
+                rng: StdRng::from_os_rng(),
+            }),
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Registry> {
         // Every critical section is a few map operations; a poisoned lock is still consistent.
         self.inner
@@ -60,13 +149,33 @@ impl Sessions {
     }
 
     /// Resumes the session named by `token` if it is live or within its grace, otherwise
-    /// opens a new one; either way the calling connection is attached to it under a
-    /// fresh attachment (given out under the lock, so attachments follow attach order).
-    pub(crate) fn open(&self, token: Option<&str>, kick: Arc<Kick>) -> Opened {
+    /// opens a new one for a peer at `ip`; either way the calling connection is attached
+    /// to it under a fresh attachment (given out under the lock, so attachments follow
+    /// attach order) and the session gets a new token, the old one no longer working.
+    ///
+    /// # Errors
+    /// [`TooManySessions`] when a new session is needed and `ip`'s address holds its limit.
+    pub(crate) fn open(
+        &self,
+        token: Option<&str>,
+        ip: IpAddr,
+        kick: Arc<Kick>,
+    ) -> Result<Opened, TooManySessions> {
         let mut reg = self.lock();
+        let resumed = token.and_then(|t| reg.find(t));
+        let address = AddressKey::of(ip);
+        if resumed.is_none()
+            && reg.per_address.get(&address).copied().unwrap_or(0) >= self.max_per_address
+        {
+            return Err(TooManySessions {
+                limit: self.max_per_address,
+            });
+        }
         reg.last_attachment = Attachment(reg.last_attachment.0 + 1);
         let attachment = reg.last_attachment;
-        if let Some(session) = token.and_then(|t| reg.by_token.get(t).copied())
+        let (selector, verifier) = reg.new_token();
+        let token = format!("{selector}{verifier}");
+        if let Some(session) = resumed
             && let Some(entry) = reg.by_id.get_mut(&session)
         {
             if let Some(grace) = entry.grace.take() {
@@ -76,35 +185,42 @@ impl Sessions {
                 .attached
                 .replace((attachment, kick))
                 .map(|(_, old)| old);
-            return Opened {
+            let old_selector = std::mem::replace(&mut entry.selector, selector.clone());
+            entry.verifier = verifier;
+            let rooms = entry.rooms.iter().cloned().collect();
+            reg.by_selector.remove(&old_selector);
+            reg.by_selector.insert(selector, session);
+            return Ok(Opened {
                 session,
-                token: entry.token.clone(),
+                token,
                 resumed: true,
                 attachment,
-                rooms: entry.rooms.iter().cloned().collect(),
+                rooms,
                 replaced,
-            };
+            });
         }
         let session = SessionId(Uuid::new_v4());
-        let token = Uuid::new_v4().simple().to_string();
-        reg.by_token.insert(token.clone(), session);
+        reg.by_selector.insert(selector.clone(), session);
+        *reg.per_address.entry(address).or_default() += 1;
         reg.by_id.insert(
             session,
             Entry {
-                token: token.clone(),
+                selector,
+                verifier,
+                address,
                 attached: Some((attachment, kick)),
                 rooms: BTreeSet::new(),
                 grace: None,
             },
         );
-        Opened {
+        Ok(Opened {
             session,
             token,
             resumed: false,
             attachment,
             rooms: Vec::new(),
             replaced: None,
-        }
+        })
     }
 
     /// Detaches `attachment` from `session`. When it was the one attached, the grace
@@ -140,10 +256,15 @@ impl Sessions {
             return None;
         }
         let entry = reg.by_id.remove(&session)?;
-        reg.by_token.remove(&entry.token);
+        reg.by_selector.remove(&entry.selector);
+        if let Some(held) = reg.per_address.get_mut(&entry.address) {
+            *held = held.saturating_sub(1);
+            if *held == 0 {
+                reg.per_address.remove(&entry.address);
+            }
+        }
         Some(entry.rooms.into_iter().collect())
     }
-
     /// Records that `session` entered `room`.
     pub(crate) fn enter(&self, session: SessionId, room: &RoomId) {
         if let Some(entry) = self.lock().by_id.get_mut(&session) {
@@ -177,15 +298,23 @@ impl Sessions {
 mod tests {
     use super::*;
 
+    const HOME: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
+
+    fn open(s: &Sessions, token: Option<&str>) -> Opened {
+        s.open(token, HOME, Arc::new(Kick::default()))
+            .expect("under the address's limit")
+    }
+
     #[test]
-    fn a_token_resumes_its_session_and_replaces_the_old_connection() {
-        let s = Sessions::default();
+    fn a_token_resumes_its_session_once_and_replaces_the_old_connection() {
+        let s = Sessions::new(8);
         let k1 = Arc::new(Kick::default());
-        let a = s.open(None, k1.clone());
+        let a = s.open(None, HOME, k1.clone()).expect("opens");
         assert!(!a.resumed);
-        assert_eq!(a.token.len(), 32);
+        assert_eq!(a.token.len(), TOKEN_LEN);
+        assert!(a.token.bytes().all(|b| b.is_ascii_hexdigit()));
         s.enter(a.session, &RoomId::from("room1"));
-        let b = s.open(Some(&a.token), Arc::new(Kick::default()));
+        let b = open(&s, Some(&a.token));
         assert!(b.resumed);
         assert!(b.attachment > a.attachment);
         assert_eq!(b.session, a.session);
@@ -193,25 +322,36 @@ mod tests {
         assert!(b.replaced.is_some_and(|k| Arc::ptr_eq(&k, &k1)));
         // The replaced connection's end starts no grace period.
         assert!(s.detach(a.session, a.attachment).is_none());
+        // The token rotated: the old one opens a new session, the new one resumes.
+        assert_ne!(b.token, a.token);
+        let stolen = open(&s, Some(&a.token));
+        assert!(!stolen.resumed);
+        assert_ne!(stolen.session, a.session);
+        assert!(open(&s, Some(&b.token)).resumed);
     }
 
     #[test]
-    fn an_unknown_token_opens_a_new_session() {
-        let s = Sessions::default();
-        let a = s.open(Some("nope"), Arc::new(Kick::default()));
-        assert!(!a.resumed);
-        assert_ne!(a.token, "nope");
+    fn unknown_and_malformed_tokens_open_a_new_session() {
+        let s = Sessions::new(8);
+        let a = open(&s, None);
+        let mut wrong_verifier = a.token.clone();
+        wrong_verifier.replace_range(TOKEN_LEN - 1.., "x");
+        for token in ["nope", "", "é", &a.token[..TOKEN_LEN - 1], &wrong_verifier] {
+            let b = open(&s, Some(token));
+            assert!(!b.resumed, "{token:?}");
+            assert_ne!(b.token, token);
+        }
     }
 
     #[test]
     fn a_session_expires_after_its_grace_unless_resumed() {
-        let s = Sessions::default();
-        let a = s.open(None, Arc::new(Kick::default()));
+        let s = Sessions::new(8);
+        let a = open(&s, None);
         s.enter(a.session, &RoomId::from("r"));
         let grace = s
             .detach(a.session, a.attachment)
             .expect("attached connection detaches");
-        let b = s.open(Some(&a.token), Arc::new(Kick::default()));
+        let b = open(&s, Some(&a.token));
         assert!(b.resumed);
         assert!(grace.is_cancelled());
         assert!(s.expire(a.session, &grace).is_none());
@@ -220,7 +360,25 @@ mod tests {
             .expect("attached connection detaches");
         assert_eq!(s.expire(a.session, &grace), Some(vec![RoomId::from("r")]));
         assert_eq!(s.len(), 0);
-        let c = s.open(Some(&a.token), Arc::new(Kick::default()));
+        let c = open(&s, Some(&b.token));
         assert!(!c.resumed, "an expired token opens a new session");
+    }
+
+    #[test]
+    fn an_address_holds_at_most_its_limit_of_sessions_but_may_always_resume() {
+        let s = Sessions::new(2);
+        let a = open(&s, None);
+        let _b = open(&s, None);
+        let refused = s.open(None, HOME, Arc::new(Kick::default())).err();
+        assert_eq!(refused, Some(TooManySessions { limit: 2 }));
+        let other: IpAddr = "192.0.2.1".parse().expect("an address");
+        assert!(s.open(None, other, Arc::new(Kick::default())).is_ok());
+        // Resuming is not a new session.
+        let a = open(&s, Some(&a.token));
+        assert!(a.resumed);
+        // An expired session frees its place.
+        let grace = s.detach(a.session, a.attachment).expect("detaches");
+        s.expire(a.session, &grace).expect("expires");
+        assert!(!open(&s, None).resumed);
     }
 }

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use crate::admission::Gate;
 use crate::ai_worker::AiPool;
 use crate::config::Config;
 use crate::lobby::Lobby;
@@ -25,6 +26,8 @@ pub(crate) struct ServerState {
     pub(crate) lobby: Arc<Directory>,
     /// Live and held sessions.
     pub(crate) sessions: Sessions,
+    /// The per-address connection limits.
+    pub(crate) gate: Arc<Gate>,
     /// Where AI moves are computed, at most `ai_threads` at once.
     pub(crate) ai: AiPool,
     /// Every task of the server, so shutdown can wait for them.
@@ -40,8 +43,9 @@ impl ServerState {
     pub(crate) fn new(config: Config, shutdown: CancellationToken) -> ServerState {
         let tracker = TaskTracker::new();
         ServerState {
-            lobby: Arc::new(Lobby::new(config.max_rooms)),
-            sessions: Sessions::default(),
+            lobby: Arc::new(Lobby::new(config.max_rooms, config.max_rooms_per_session)),
+            sessions: Sessions::new(config.max_sessions_per_ip),
+            gate: Arc::new(Gate::new(&config)),
             ai: AiPool::new(config.ai_threads, tracker.clone()),
             tracker,
             shutdown,

@@ -114,6 +114,41 @@ impl Client {
         Ok(Client::new(ws, label))
     }
 
+    /// Connects from the loopback address `from` (any of 127.0.0.0/8), so that tests of
+    /// per-address limits can be several hosts at once; returns the handshake error (or
+    /// the refusal frames, which arrive after a completed handshake) to the caller.
+    pub async fn try_connect_from(
+        addr: SocketAddr,
+        from: std::net::Ipv4Addr,
+        label: &str,
+    ) -> Result<Client, String> {
+        let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+        socket
+            .bind(SocketAddr::from((from, 0)))
+            .map_err(|e| format!("{label}: cannot bind {from}: {e}"))?;
+        let stream = tokio::time::timeout(RECV_TIMEOUT, socket.connect(addr))
+            .await
+            .map_err(|_| format!("{label}: TCP connect timed out"))?
+            .map_err(|e| format!("{label}: TCP connect failed: {e}"))?;
+        let url = format!("ws://{addr}/");
+        let (ws, _response) = tokio::time::timeout(
+            RECV_TIMEOUT,
+            tokio_tungstenite::client_async(url, MaybeTlsStream::Plain(stream)),
+        )
+        .await
+        .map_err(|_| format!("{label}: handshake timed out"))?
+        .map_err(|e| format!("{label}: handshake failed: {e}"))?;
+        Ok(Client::new(ws, label))
+    }
+
+    /// Like [`Client::try_connect_from`], failing the test on error.
+    pub async fn connect_from(addr: SocketAddr, from: std::net::Ipv4Addr, label: &str) -> Client {
+        match Client::try_connect_from(addr, from, label).await {
+            Ok(client) => client,
+            Err(error) => panic!("{error}"),
+        }
+    }
+
     /// Connects with a small kernel receive buffer (`SO_RCVBUF`), so that a client that
     /// stops reading makes the server's writes block soon (for slow-consumer tests).
     pub async fn connect_with_small_buffer(addr: SocketAddr, label: &str) -> Client {

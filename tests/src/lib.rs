@@ -8,6 +8,7 @@
 //! - [`client`]: a WebSocket client that reads, waits and remembers what it saw.
 //! - [`requests`]: the protocol's requests as client methods, and their common arguments.
 //! - [`players`]: scripted and random players that drive a game to its end.
+//! - [`raw`]: a socket below the WebSocket library, for frames no library would send.
 //! - [`snapshot`]: reading room snapshots (cells, seats, occupants).
 //! - [`oracle`]: judging a finished game against its own board.
 //! - [`assertions`]: checks across clients (event order, one story per room).
@@ -16,6 +17,7 @@ pub mod assertions;
 pub mod client;
 pub mod oracle;
 pub mod players;
+pub mod raw;
 pub mod requests;
 pub mod server;
 pub mod snapshot;
@@ -24,6 +26,7 @@ pub use assertions::assert_same_story;
 pub use client::{Client, Closed, ErrorReply, RECV_TIMEOUT, Welcome};
 pub use oracle::{assert_won, check_result};
 pub use players::take_turns;
+pub use raw::{RawEnd, RawFrame, RawSocket};
 pub use requests::{perfect_ai, plan, tictactoe};
 pub use server::{Config, SHUTDOWN_WAIT, TestServer, fast_config};
 pub use snapshot::{human_connected, mark_at, occupant, seat_of};

@@ -86,6 +86,32 @@ impl Client {
         .await
     }
 
+    /// Chats `text` in `room` (waiting for each line's echo) until the room shows the
+    /// player of `mark` disconnected, as when a reader too slow to take the lines is
+    /// dropped; returns how many lines that took. Fails after `max` lines.
+    pub async fn chat_until_dropped(
+        &mut self,
+        room: &RoomId,
+        mark: Mark,
+        text: &str,
+        max: usize,
+    ) -> usize {
+        let mut chats = 0;
+        while self
+            .latest(room)
+            .is_none_or(|s| crate::human_connected(&s, mark) != Some(false))
+        {
+            assert!(chats < max, "{mark} was never dropped after {chats} chats");
+            self.call(ClientMessage::Chat {
+                room: room.clone(),
+                text: text.to_owned(),
+            })
+            .await;
+            chats += 1;
+        }
+        chats
+    }
+
     /// Leaves `room`; fails unless `left` arrives.
     pub async fn leave(&mut self, room: &RoomId) {
         match self.call(ClientMessage::Leave { room: room.clone() }).await {

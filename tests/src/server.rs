@@ -17,11 +17,17 @@ use crate::client::Client;
 /// server promises about 5 s; tests that check that bound assert on the returned duration.
 pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(15);
 
-/// A configuration for tests: AI moves without pacing and with a short time budget.
+/// A configuration for tests: AI moves without pacing and with a short time budget, and
+/// the per-address and per-session limits lifted, since every test client comes from
+/// 127.0.0.1 and some create many rooms (the tests of those limits set them).
 pub fn fast_config() -> Config {
     Config {
         ai_pace: Duration::ZERO,
         ai_move_time: Duration::from_millis(200),
+        max_connections_per_ip: 100_000,
+        new_connections_per_ip_per_minute: 1_000_000,
+        max_sessions_per_ip: 100_000,
+        max_rooms_per_session: 10_000,
         ..Config::default()
     }
 }

@@ -31,6 +31,8 @@ const SCENARIOS: &[(&str, Scenario)] = &[
     ("too_large", || Box::pin(too_large())),
     ("server_full", || Box::pin(server_full())),
     ("too_many_rooms", || Box::pin(too_many_rooms())),
+    ("too_many_connections", || Box::pin(too_many_connections())),
+    ("too_many_sessions", || Box::pin(too_many_sessions())),
 ];
 
 /// A request that must succeed: proves the connection is still usable.
@@ -119,7 +121,7 @@ async fn bad_request() -> Vec<ErrorCode> {
     seen.push(
         bad_raw(
             &mut c,
-            r#"{"type":"create_room","id":9,"rules":{"width":"3","height":3,"k":3}}"#,
+            r#"{"type":"create_room","id":9,"rules":"tictactoe","seats":{"X":{"kind":"me"}}}"#,
             Some(RequestId::Number(9)),
         )
         .await,
@@ -243,6 +245,23 @@ async fn invalid_rules() -> Vec<ErrorCode> {
                 "presets named: {reply:?}"
             );
         }
+        seen.push(reply.code);
+    }
+    // Rules the decoder cannot read are invalid_rules too, naming the field and its range.
+    for (raw, named) in [
+        (
+            r#"{"type":"create_room","id":9,"rules":{"width":"3","height":3,"k":3}}"#,
+            "rules.width must be a whole number from 1 to 19",
+        ),
+        (
+            r#"{"type":"create_room","id":9,"rules":{"width":3,"height":3}}"#,
+            "rules.k is missing",
+        ),
+    ] {
+        c.send_raw(raw).await;
+        let reply = c.expect_error(ErrorCode::InvalidRules).await;
+        assert_eq!(reply.id, Some(RequestId::Number(9)));
+        assert!(reply.message.starts_with(named), "{reply:?}");
         seen.push(reply.code);
     }
     let room = c
@@ -698,7 +717,8 @@ async fn server_full() -> Vec<ErrorCode> {
 
 async fn too_many_rooms() -> Vec<ErrorCode> {
     let config = Config {
-        max_rooms: 1,
+        max_rooms: 2,
+        max_rooms_per_session: 1,
         ..fast_config()
     };
     let server = TestServer::start(config).await;
@@ -710,10 +730,71 @@ async fn too_many_rooms() -> Vec<ErrorCode> {
         seats: plan(SeatRequest::Me, SeatRequest::Open),
         private: true,
     };
-    let refused = c.expect_refused(create, ErrorCode::TooManyRooms).await;
+    // The session's own cap, then the server's: each message says which.
+    let mine = c
+        .expect_refused(create.clone(), ErrorCode::TooManyRooms)
+        .await;
+    assert!(mine.message.contains("for one session"), "{mine:?}");
+    let mut d = server.lobby("Other").await;
+    d.open_room().await;
+    let mut e = server.lobby("Third").await;
+    let server_cap = e.expect_refused(create, ErrorCode::TooManyRooms).await;
+    assert!(
+        server_cap.message.contains("the server has 2 rooms"),
+        "{server_cap:?}"
+    );
     let listed = c.list_rooms().await;
-    assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0].id, room);
+    assert_eq!(listed.len(), 2);
+    assert!(listed.iter().any(|r| r.id == room));
+    vec![mine.code, server_cap.code]
+}
+
+/// too_many_connections: an address at its limit of connections at once.
+async fn too_many_connections() -> Vec<ErrorCode> {
+    let config = Config {
+        max_connections_per_ip: 1,
+        ..fast_config()
+    };
+    let server = TestServer::start(config).await;
+    let mut first = server.lobby("First").await;
+    let mut second = server.connect("Second").await;
+    let refused = second.expect_error(ErrorCode::TooManyConnections).await;
+    let closed = second.expect_closed().await;
+    assert_eq!(
+        closed.bye,
+        Some(ByeReason::TooManyConnections),
+        "{closed:?}"
+    );
+    assert_eq!(closed.code, Some(1013), "{closed:?}");
+    still_usable(&mut first).await;
+    vec![refused.code]
+}
+
+/// too_many_sessions: an address at its limit of sessions; resuming is still allowed.
+async fn too_many_sessions() -> Vec<ErrorCode> {
+    let config = Config {
+        max_sessions_per_ip: 1,
+        ..fast_config()
+    };
+    let server = TestServer::start(config).await;
+    let mut first = server.lobby("First").await;
+    let mut second = server.connect("Second").await;
+    let hello = ClientMessage::Hello {
+        protocol: PROTOCOL_VERSION,
+        name: "Second".into(),
+        token: None,
+    };
+    let refused = second
+        .expect_refused(hello, ErrorCode::TooManySessions)
+        .await;
+    let closed = second.expect_closed().await;
+    assert_eq!(closed.bye, Some(ByeReason::TooManySessions), "{closed:?}");
+    assert_eq!(closed.code, Some(1013), "{closed:?}");
+    // The address's one session can still be resumed.
+    let mut again = server.connect("First again").await;
+    assert!(again.hello_with("First", Some(first.token())).await.resumed);
+    first.expect_closed().await;
+    still_usable(&mut again).await;
     vec![refused.code]
 }
 
@@ -741,6 +822,8 @@ mod each {
         too_large,
         server_full,
         too_many_rooms,
+        too_many_connections,
+        too_many_sessions,
     );
 }
 

@@ -7,9 +7,7 @@ use inarow_e2e::{
     Client, Config, TestServer, assert_won, check_result, fast_config, human_connected, perfect_ai,
     plan, take_turns, tictactoe,
 };
-use inarow_protocol::{
-    ByeReason, ClientMessage, GameStatus, Mark, RoomSnapshot, SeatChoice, SeatRequest,
-};
+use inarow_protocol::{ByeReason, GameStatus, Mark, RoomSnapshot, SeatChoice, SeatRequest};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
@@ -227,24 +225,9 @@ async fn a_slow_reader_is_dropped_and_keeps_its_seat() {
 
     // Slow stops reading; Talker chats until the room reports Slow's connection gone
     // (its kernel buffers and then its bounded queue fill up).
-    let text = "w".repeat(10_000);
-    let mut chats = 0;
-    while talker
-        .latest(&room)
-        .is_none_or(|s| human_connected(&s, Mark::X) != Some(false))
-    {
-        assert!(
-            chats < 5_000,
-            "Slow was never dropped after {chats} chats of 10 kB"
-        );
-        talker
-            .call(ClientMessage::Chat {
-                room: room.clone(),
-                text: text.clone(),
-            })
-            .await;
-        chats += 1;
-    }
+    let chats = talker
+        .chat_until_dropped(&room, Mark::X, &"w".repeat(10_000), 5_000)
+        .await;
     // The room goes on for the others: Talker still gets answers.
     talker.list_rooms().await;
 

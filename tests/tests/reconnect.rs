@@ -205,3 +205,32 @@ async fn resuming_restores_the_seats_of_every_room() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_rotates_the_token_so_a_stolen_one_works_once_and_the_owner_notices() {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, mut bob, room) = seated_pair(&server).await;
+    let stolen = ann.token();
+    // The thief resumes Ann's session with the stolen token: Ann is told so.
+    let mut thief = server.connect("Thief").await;
+    let taken = thief.hello_with("Ann", Some(stolen.clone())).await;
+    assert!(taken.resumed);
+    assert_eq!(taken.session, ann.session());
+    assert_ne!(taken.token, stolen, "a resume issues a new token");
+    let closed = ann.expect_closed().await;
+    assert_eq!(closed.bye, Some(ByeReason::Replaced), "{closed:?}");
+    // The stolen token does not work a second time: it opens a new, empty session.
+    let mut again = server.connect("Thief again").await;
+    let fresh = again.hello_with("Ann", Some(stolen)).await;
+    assert!(!fresh.resumed, "{fresh:?}");
+    assert_ne!(fresh.session, taken.session);
+    thief.list_rooms().await;
+    // The current token does resume (and rotates again), and the game goes on.
+    let mut back = server.connect("Ann back").await;
+    let welcome = back.hello_with("Ann", Some(taken.token.clone())).await;
+    assert!(welcome.resumed);
+    assert_ne!(welcome.token, taken.token);
+    assert_eq!(thief.expect_closed().await.bye, Some(ByeReason::Replaced));
+    back.wait_room(|s| s.id == room && s.ply == 2).await;
+    finish_with_x_win(&mut back, &mut bob, &room).await;
+}

@@ -36,7 +36,7 @@ pub(super) struct RoomActor {
     running_ai: Option<(JobId, Arc<AtomicBool>)>,
     ai_done_tx: mpsc::Sender<AiDone>,
     ai_done_rx: mpsc::Receiver<AiDone>,
-    /// Since when nobody connected has been in the room.
+    /// Since when nobody has been in the room (no one connected, no seat held).
     deserted_since: Option<Instant>,
     /// Cancelled when the server shuts down.
     shutdown: CancellationToken,
@@ -104,7 +104,7 @@ impl RoomActor {
     }
 
     fn note_desertion(&mut self) {
-        match (self.table.anyone_connected(), self.deserted_since) {
+        match (self.table.anyone_in(), self.deserted_since) {
             (true, _) => self.deserted_since = None,
             (false, None) => self.deserted_since = Some(Instant::now()),
             (false, Some(_)) => {}

@@ -176,7 +176,7 @@ impl RoomHandle {
 /// (seated where the plan says `Me`, else watching) the first snapshot, carrying `id`.
 ///
 /// # Errors
-/// `too_many_rooms` when the server has its limit of rooms open.
+/// `too_many_rooms` when the server, or the creator's session, has its limit of rooms open.
 pub(crate) fn open(
     context: &Context,
     spec: RoomSpec,
@@ -186,19 +186,11 @@ pub(crate) fn open(
     let (tx, rx) = mpsc::channel(MAILBOX);
     let handle = context
         .lobby
-        .register(|room_id| RoomHandle {
+        .register(creator.session, |room_id| RoomHandle {
             id: room_id,
             commands: tx,
         })
-        .map_err(|_| {
-            Refusal::new(
-                ErrorCode::TooManyRooms,
-                format!(
-                    "the server has {} rooms open, its limit",
-                    context.config.max_rooms
-                ),
-            )
-        })?;
+        .map_err(|cap| Refusal::new(ErrorCode::TooManyRooms, cap.to_string()))?;
     let room_id = handle.id.clone();
     // A room outlives the connection that opened it: its span stands alone.
     let span = tracing::info_span!(parent: None, "room", id = %room_id);

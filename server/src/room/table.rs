@@ -226,9 +226,10 @@ impl Table {
         self.members.get(&session).and_then(|m| m.attachment)
     }
 
-    /// Whether anybody in the room is connected.
-    pub(crate) fn anyone_connected(&self) -> bool {
-        self.members.values().any(|m| m.attachment.is_some())
+    /// Whether anybody is in the room: connected, or holding a seat while dropped. A room
+    /// nobody is in closes after a while; a held seat keeps it for its player's return.
+    pub(crate) fn anyone_in(&self) -> bool {
+        !self.members.is_empty()
     }
 
     /// Handles a request from `who`.
@@ -500,20 +501,22 @@ impl Table {
         Ok(Outcome::Changed)
     }
 
+    /// Checks in the documented order (docs/protocol.md, `play`): the ply before the
+    /// turn, so that a move sent twice is answered `stale_ply` and never lands twice.
     fn play(&mut self, session: SessionId, ply: u32, text: &str) -> Result<Outcome, Refusal> {
         let mark = self.player(session)?;
         let turn = self.in_progress()?;
-        if turn != mark {
-            return Err(Refusal::new(
-                ErrorCode::NotYourTurn,
-                format!("it is {turn}'s turn"),
-            ));
-        }
         let current = self.position.ply();
         if usize::try_from(ply).ok() != Some(current) {
             return Err(Refusal::new(
                 ErrorCode::StalePly,
                 format!("the move was meant for ply {ply}; the game is at ply {current}"),
+            ));
+        }
+        if turn != mark {
+            return Err(Refusal::new(
+                ErrorCode::NotYourTurn,
+                format!("it is {turn}'s turn"),
             ));
         }
         let mv = self

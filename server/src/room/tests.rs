@@ -27,7 +27,7 @@ const WAIT: Duration = Duration::from_secs(10);
 fn server(config: Config) -> Context {
     let tracker = TaskTracker::new();
     Context {
-        lobby: Arc::new(Lobby::new(config.max_rooms)),
+        lobby: Arc::new(Lobby::new(config.max_rooms, config.max_rooms_per_session)),
         ai: AiPool::new(config.ai_threads, tracker.clone()),
         config: Arc::new(config),
         tracker,
@@ -229,6 +229,11 @@ async fn play_checks_its_refusals_in_order_and_refusals_change_nothing() {
         code(play(&room, &ann, 0, "nonsense").await),
         Some(ErrorCode::IllegalMove)
     );
+    // The ply is checked before the turn: bob with a wrong ply on ann's turn is stale.
+    assert_eq!(
+        code(play(&room, &bob, 1, "a1").await),
+        Some(ErrorCode::StalePly)
+    );
     let before = ann.latest().await;
     assert_eq!(before.spectators, vec!["cy"]);
     assert!(ann.nothing_queued(), "refusals send nothing");
@@ -333,7 +338,7 @@ async fn a_member_whose_queue_is_full_is_kicked_and_its_seat_held() {
 }
 
 #[tokio::test]
-async fn a_room_with_nobody_connected_closes_and_leaves_the_lobby() {
+async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
     let state = server(Config {
         room_idle_timeout: Duration::from_millis(50),
         ..Config::default()
@@ -349,6 +354,12 @@ async fn a_room_with_nobody_connected_closes_and_leaves_the_lobby() {
     // A detach from another connection of the session is ignored.
     room.detach(ann.session(), Attachment(8)).await;
     room.detach(ann.session(), Attachment(7)).await;
+    // Her seat is held for her return: the room stays open past the idle timeout (time
+    // passing is the subject here).
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(state.lobby.len(), 1);
+    // Once her session expires nobody is in the room, and it closes.
+    room.expire(ann.session()).await;
     state.tracker.close();
     tokio::time::timeout(WAIT, state.tracker.wait())
         .await

@@ -174,7 +174,7 @@ fn a_dropped_player_keeps_the_seat_until_it_expires() {
         }
     ));
     assert_eq!(s.status, GameStatus::Playing { turn: Mark::X });
-    assert!(t.anyone_connected());
+    assert!(t.anyone_in());
 
     // Bob resumes on a newer connection: he is back.
     let back = Arrival {
@@ -194,6 +194,10 @@ fn a_dropped_player_keeps_the_seat_until_it_expires() {
     );
     assert!(t.expire(bob.session));
     assert!(matches!(t.snapshot().seats[1].occupant, Occupant::Empty));
+    t.disconnect(ann.session);
+    assert!(t.anyone_in(), "ann's seat is held for her");
+    assert!(t.expire(ann.session));
+    assert!(!t.anyone_in(), "nobody left: the room may close");
     assert_eq!(t.resume(bob), None, "an expired session has no place left");
 }
 

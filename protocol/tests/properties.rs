@@ -1,0 +1,127 @@
+//! The decoder over random input: random bytes and random JSON values, including values
+//! shaped like client messages. It never panics, and every refusal carries a documented
+//! code (`bad_request`, or `invalid_rules` for a `create_room`) and echoes the id only
+//! when the id is one the document accepts.
+
+use inarow_protocol::{ErrorCode, MAX_ID_CHARS, RequestId, decode_client};
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// Strings with the characters hostile input is made of.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z0-9 ]{0,12}",
+        ".{0,8}",
+        Just("\u{202E}\u{200B}\u{FEFF}".to_owned()),
+        Just("tictactoe".to_owned()),
+        "[xo]{70}",
+    ]
+}
+
+/// Any JSON value, a few levels deep.
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        (-1e6f64..1e6).prop_map(|f| json!(f)),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::btree_map(text(), inner, 0..4)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+const TYPES: [&str; 11] = [
+    "hello",
+    "list_rooms",
+    "create_room",
+    "join",
+    "leave",
+    "set_seat",
+    "play",
+    "resign",
+    "rematch",
+    "chat",
+    "dance",
+];
+const FIELDS: [&str; 14] = [
+    "id", "protocol", "name", "token", "rules", "seats", "private", "room", "seat", "ai", "ply",
+    "move", "text", "width",
+];
+
+/// An object with a known `type` and random values under the fields messages use.
+fn message() -> impl Strategy<Value = Value> {
+    (
+        prop::sample::select(TYPES.as_slice()),
+        prop::collection::vec((prop::sample::select(FIELDS.as_slice()), value()), 0..6),
+    )
+        .prop_map(|(kind, fields)| {
+            let mut object: Map<String, Value> =
+                fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            object.insert("type".to_owned(), json!(kind));
+            Value::Object(object)
+        })
+}
+
+/// The id the document says is echoed, if `text` is an object with one.
+fn acceptable_id(text: &str) -> Option<RequestId> {
+    let value: Value = serde_json::from_str(text).ok()?;
+    match value.get("id")? {
+        Value::Number(n) => n.as_u64().map(RequestId::Number),
+        Value::String(s) if s.chars().count() <= MAX_ID_CHARS => Some(RequestId::Text(s.clone())),
+        _ => None,
+    }
+}
+
+fn check(text: &str) -> Result<(), TestCaseError> {
+    match decode_client(text) {
+        Ok(frame) => prop_assert_eq!(frame.id, acceptable_id(text)),
+        Err(e) => {
+            prop_assert!(
+                matches!(e.code, ErrorCode::BadRequest | ErrorCode::InvalidRules),
+                "undocumented code {} for {}",
+                e.code,
+                text
+            );
+            if e.code == ErrorCode::InvalidRules {
+                prop_assert!(text.contains("create_room"), "{}", text);
+            }
+            prop_assert!(!e.message.is_empty());
+            if let Some(id) = &e.id {
+                prop_assert_eq!(Some(id.clone()), acceptable_id(text));
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2_000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn random_bytes_decode_or_are_refused_with_a_documented_code(
+        bytes in prop::collection::vec(any::<u8>(), 0..200)
+    ) {
+        check(&String::from_utf8_lossy(&bytes))?;
+    }
+
+    #[test]
+    fn random_json_decodes_or_is_refused_with_a_documented_code(value in value()) {
+        check(&value.to_string())?;
+    }
+
+    #[test]
+    fn random_messages_decode_or_are_refused_with_a_documented_code(value in message()) {
+        check(&value.to_string())?;
+    }
+}
