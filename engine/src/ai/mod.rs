@@ -6,6 +6,7 @@
 
 mod bits;
 mod geometry;
+mod gomoku;
 mod prove;
 mod search;
 mod table;
@@ -368,6 +369,10 @@ impl Ai {
                 start,
             );
 
+        // Big open boards far from full: the fast gomoku search values the moves.
+        let fast = self.threats
+            && self.level == Level::Perfect
+            && gomoku::applies(position.rules(), geo.restricts(n));
         let empty = cells - n;
         let max_depth = self.level.max_depth().unwrap_or(empty).min(empty);
         let mut depth_done = 0;
@@ -390,7 +395,7 @@ impl Ai {
             }
         });
         for depth in schedule {
-            if threat_win || roots.iter().all(|r| r.exact || !r.searched) {
+            if fast || threat_win || roots.iter().all(|r| r.exact || !r.searched) {
                 break;
             }
             // Best first, so the table fills with the lines that matter.
@@ -429,7 +434,14 @@ impl Ai {
         if proving && !search.stopped && prove::prove(&mut search, &board, &mut roots, empty) {
             depth_done = empty;
         }
-        let nodes = search.nodes;
+        let mut nodes = search.nodes;
+        let won = roots.iter().any(|r| r.exact && r.score > WIN);
+        if fast && !won && !search.stopped {
+            let (depth, more) =
+                gomoku::deepen(position, &mut self.table, &mut roots, limits, start, nodes);
+            depth_done = depth;
+            nodes += more;
+        }
         if depth_done == 0 {
             // Not even depth 1 finished: fall back on the heuristic for every move.
             for root in roots.iter_mut().filter(|r| !r.exact) {
