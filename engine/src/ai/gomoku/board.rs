@@ -3,7 +3,7 @@
 //! (only the cells within k - 1 along the four lines through the stone), never
 //! recomputed from scratch.
 
-use super::patterns::{Patterns, cell, line};
+use super::patterns::{Patterns, cell};
 use crate::position::Position;
 
 /// Cell contents.
@@ -30,12 +30,8 @@ pub(crate) struct Board {
     state: Vec<u8>,
     /// Per cell and direction, its neighbours along the line, two bits each.
     keys: Vec<[u32; 4]>,
-    /// Per cell, player and direction: the line pattern a stone there would make.
-    lines: Vec<[[u8; 4]; 2]>,
-    /// Per cell and player: the cell class, heuristic value and ordering value.
-    class: Vec<[u8; 2]>,
-    value: Vec<[i32; 2]>,
-    order: Vec<[i32; 2]>,
+    /// Per cell: what a stone of either player there would make.
+    info: Vec<Info>,
     /// Stones within [`NEAR`] along a ray: a cell is a candidate while this is not 0.
     near: Vec<u8>,
     /// Empty cells with a stone near, in no particular order (a dense set).
@@ -51,6 +47,34 @@ pub(crate) struct Board {
     steps: [usize; 4],
     /// The stones in the order played.
     moves: Vec<u16>,
+    /// What each move changed, for [`Board::undo`]: the totals before it, then each
+    /// refreshed cell with its info before.
+    undo: Vec<Change>,
+}
+
+/// What a stone on an empty cell would make, for each player.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Info {
+    /// Per player and direction: the line pattern.
+    lines: [[u8; 4]; 2],
+    /// Per player: the cell class.
+    class: [u8; 2],
+    /// Per player: the heuristic value.
+    value: [i32; 2],
+    /// Per player: the ordering value.
+    order: [i32; 2],
+}
+
+/// One entry of the undo stack.
+#[derive(Clone, Copy)]
+enum Change {
+    /// A move starts here: the totals before it.
+    Totals {
+        counts: [[u16; cell::COUNT]; 2],
+        sums: [i32; 2],
+    },
+    /// A cell's info before the move refreshed it.
+    Cell(u16, Info),
 }
 
 impl Board {
@@ -76,10 +100,7 @@ impl Board {
             hash: 0,
             state: Vec::new(),
             keys: vec![[0; 4]; size],
-            lines: vec![[[line::DEAD; 4]; 2]; size],
-            class: vec![[cell::NONE; 2]; size],
-            value: vec![[0; 2]; size],
-            order: vec![[0; 2]; size],
+            info: vec![Info::default(); size],
             near: vec![0; size],
             candidates: Vec::with_capacity(size),
             slot: vec![u16::MAX; size],
@@ -88,6 +109,7 @@ impl Board {
             zobrist,
             steps: [1, stride as usize, stride as usize + 1, stride as usize - 1],
             moves: Vec::with_capacity(size),
+            undo: Vec::with_capacity(4096),
         };
         for col in 0..width {
             for row in 0..height {
@@ -117,8 +139,8 @@ impl Board {
                 let c = board.index(col, row);
                 for dir in 0..4 {
                     let pats = patterns.line(board.keys[c][dir]);
-                    board.lines[c][0][dir] = pats[0];
-                    board.lines[c][1][dir] = pats[1];
+                    board.info[c].lines[0][dir] = pats[0];
+                    board.info[c].lines[1][dir] = pats[1];
                 }
                 board.refresh(c);
                 board.add(c);
@@ -159,19 +181,19 @@ impl Board {
     /// The class of a stone of `player` on `c`.
     #[inline]
     pub fn class(&self, c: usize, player: usize) -> u8 {
-        self.class[c][player]
+        self.info[c].class[player]
     }
 
     /// The line patterns of a stone of `player` on `c`.
     #[inline]
     pub fn lines(&self, c: usize, player: usize) -> [u8; 4] {
-        self.lines[c][player]
+        self.info[c].lines[player]
     }
 
     /// The ordering value of a stone of `player` on `c`.
     #[inline]
     pub fn order(&self, c: usize, player: usize) -> i32 {
-        self.order[c][player]
+        self.info[c].order[player]
     }
 
     /// The heuristic value for the player to move.
@@ -186,13 +208,17 @@ impl Board {
         self.candidates
             .iter()
             .map(|&c| usize::from(c))
-            .find(|&c| self.class[c][player] == cell::FIVE)
+            .find(|&c| self.info[c].class[player] == cell::FIVE)
     }
 
     /// Puts a stone of the player to move on the empty cell `c`.
     pub fn place(&mut self, c: usize) {
         debug_assert_eq!(self.state[c], EMPTY);
         let colour = self.side() as u8 + 1;
+        self.undo.push(Change::Totals {
+            counts: self.counts,
+            sums: self.sums,
+        });
         self.remove(c);
         if self.slot[c] != u16::MAX {
             self.delete(c);
@@ -231,50 +257,65 @@ impl Board {
             }
         }
         self.unmark(c, colour);
+        // Cells back as they were, then the totals (which counted `c` as empty).
+        while let Some(change) = self.undo.pop() {
+            match change {
+                Change::Cell(nb, info) => self.info[usize::from(nb)] = info,
+                Change::Totals { counts, sums } => {
+                    self.counts = counts;
+                    self.sums = sums;
+                    break;
+                }
+            }
+        }
         self.n -= 1;
         self.hash ^= self.zobrist[c][usize::from(colour - 1)];
         self.state[c] = EMPTY;
         // Its keys are as they were when it was placed (later stones are gone), and so
-        // are the patterns kept for it.
-        self.add(c);
+        // is its info.
         if self.near[c] > 0 {
             self.insert(c);
         }
     }
 
-    /// Writes `colour` at `c` into its neighbours' keys and refreshes the empty ones.
+    /// Writes `colour` at `c` (a real cell) into its neighbours' keys and refreshes the
+    /// empty ones, saving what they were for [`Board::undo`].
     fn mark(&mut self, c: usize, colour: u8) {
-        self.rekey(c, |key, bits| key | bits, colour);
-    }
-
-    fn unmark(&mut self, c: usize, colour: u8) {
-        self.rekey(c, |key, bits| key & !bits, colour);
-    }
-
-    #[inline]
-    fn rekey(&mut self, c: usize, op: impl Fn(u32, u32) -> u32, colour: u8) {
         let radius = self.pad as usize;
         let patterns = self.patterns;
         for dir in 0..4 {
             let step = self.steps[dir];
             for j in 1..=radius {
                 for (nb, slot) in self.neighbours(c, step, j) {
-                    if nb >= self.state.len() {
-                        continue;
-                    }
-                    let key = op(self.keys[nb][dir], u32::from(colour) << (2 * slot));
+                    let key = self.keys[nb][dir] | u32::from(colour) << (2 * slot);
                     self.keys[nb][dir] = key;
                     if self.state[nb] != EMPTY {
                         continue;
                     }
                     let pats = patterns.line(key);
-                    if pats[0] != self.lines[nb][0][dir] || pats[1] != self.lines[nb][1][dir] {
+                    let info = &self.info[nb];
+                    if pats[0] != info.lines[0][dir] || pats[1] != info.lines[1][dir] {
+                        self.undo.push(Change::Cell(nb as u16, *info));
                         self.remove(nb);
-                        self.lines[nb][0][dir] = pats[0];
-                        self.lines[nb][1][dir] = pats[1];
+                        self.info[nb].lines[0][dir] = pats[0];
+                        self.info[nb].lines[1][dir] = pats[1];
                         self.refresh(nb);
                         self.add(nb);
                     }
+                }
+            }
+        }
+    }
+
+    /// Takes `colour` at `c` out of its neighbours' keys (their info comes back from
+    /// the undo stack).
+    fn unmark(&mut self, c: usize, colour: u8) {
+        let radius = self.pad as usize;
+        for dir in 0..4 {
+            let step = self.steps[dir];
+            for j in 1..=radius {
+                for (nb, slot) in self.neighbours(c, step, j) {
+                    self.keys[nb][dir] &= !(u32::from(colour) << (2 * slot));
                 }
             }
         }
@@ -295,29 +336,32 @@ impl Board {
     /// Recomputes a cell's class and values from its line patterns.
     #[inline]
     fn refresh(&mut self, c: usize) {
+        let info = &mut self.info[c];
         for p in 0..2 {
-            let (class, value, order) = self.patterns.cell(self.lines[c][p]);
-            self.class[c][p] = class;
-            self.value[c][p] = value;
-            self.order[c][p] = order;
+            let (class, value, order) = self.patterns.cell(info.lines[p]);
+            info.class[p] = class;
+            info.value[p] = value;
+            info.order[p] = order;
         }
     }
 
     /// Counts an empty cell's class and value in the totals.
     #[inline]
     fn add(&mut self, c: usize) {
+        let info = &self.info[c];
         for p in 0..2 {
-            self.counts[p][usize::from(self.class[c][p])] += 1;
-            self.sums[p] += self.value[c][p];
+            self.counts[p][usize::from(info.class[p])] += 1;
+            self.sums[p] += info.value[p];
         }
     }
 
     /// Takes a cell's class and value out of the totals.
     #[inline]
     fn remove(&mut self, c: usize) {
+        let info = &self.info[c];
         for p in 0..2 {
-            self.counts[p][usize::from(self.class[c][p])] -= 1;
-            self.sums[p] -= self.value[c][p];
+            self.counts[p][usize::from(info.class[p])] -= 1;
+            self.sums[p] -= info.value[p];
         }
     }
 
@@ -407,8 +451,7 @@ mod tests {
         assert_eq!(a.hash, b.hash);
         for c in 0..a.state.len() {
             if a.state[c] == EMPTY {
-                assert_eq!(a.lines[c], b.lines[c]);
-                assert_eq!(a.class[c], b.class[c]);
+                assert_eq!(a.info[c], b.info[c]);
             }
         }
         let mut x = a.candidates.clone();

@@ -83,7 +83,9 @@ pub(super) fn deepen<B: Bits>(
                 if v > alpha && !search.stopped {
                     -search.pvs(-INF, -alpha, depth - 1, 1)
                 } else {
-                    v
+                    // Only an upper bound: it ranks below the move that set alpha, so
+                    // the AI never picks it as tied with the best.
+                    v.min(alpha - 1)
                 }
             };
             search.board.undo();

@@ -24,6 +24,9 @@ const FULL_DEPTH_MOVES: usize = 3;
 /// Least depth at which late moves are reduced.
 const REDUCTION_DEPTH: i32 = 3;
 
+/// Most fours in a row the search tries past its horizon, per side.
+const QUIESCENCE_FOURS: i32 = 8;
+
 /// Ordering bonus of the table's move and of the killers (above any threat).
 const TABLE_MOVE: i32 = i32::MAX;
 const KILLER: i32 = 1 << 29;
@@ -130,7 +133,14 @@ impl<'a> Search<'a> {
             return alpha;
         }
         if (depth <= 0 && !forced) || ply >= MAX_PLY {
-            return board.evaluate().clamp(worst_possible, best_possible);
+            let stand = board.evaluate().clamp(worst_possible, best_possible);
+            let fours = [cell::BLOCK4, cell::BLOCK4_PLUS, cell::BLOCK4_FLEX3]
+                .iter()
+                .any(|&class| board.counts[me][usize::from(class)] > 0);
+            if !fours || ply >= MAX_PLY || depth <= -QUIESCENCE_FOURS {
+                return stand;
+            }
+            return self.quiesce(alpha, beta, stand, depth, ply);
         }
 
         let key = board.hash;
@@ -156,7 +166,17 @@ impl<'a> Search<'a> {
         let mut best_move = u16::MAX;
         // A forced reply costs no depth: the threat sequence is followed to its end.
         let next = if forced { depth } else { depth - 1 };
-        for (i, &(score, c)) in list.iter().enumerate() {
+        for i in 0..list.len() {
+            // Selection instead of a full sort: a cut usually comes within the first
+            // few moves, and the rest need never be ordered.
+            let mut top = i;
+            for j in i + 1..list.len() {
+                if list[j].0 > list[top].0 {
+                    top = j;
+                }
+            }
+            list.swap(i, top);
+            let (score, c) = list[i];
             let c = usize::from(c);
             // Moves that neither make nor stop a three may be searched less deeply.
             let quiet = score < KILLER
@@ -223,7 +243,47 @@ impl<'a> Search<'a> {
         best
     }
 
-    /// The moves of a node, best first: the block of the opponent's five when `forced`;
+    /// Past the horizon: the static value, unless one of the player's fours (each
+    /// answered by the forced block) does better; this sees wins by fours (VCF) and
+    /// the counter-fours that spoil a threat, which a fixed depth cuts in half.
+    fn quiesce(&mut self, mut alpha: i32, beta: i32, stand: i32, depth: i32, ply: usize) -> i32 {
+        if stand >= beta {
+            return stand;
+        }
+        alpha = alpha.max(stand);
+        let mut best = stand;
+        let me = self.board.side();
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        list.clear();
+        for &c in self.board.candidates() {
+            let class = self.board.class(usize::from(c), me);
+            if class >= cell::BLOCK4 {
+                list.push((self.order(usize::from(c)), c));
+            }
+        }
+        list.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        for &(_, c) in list.iter() {
+            self.board.place(usize::from(c));
+            let v = -self.pvs(-beta, -alpha, depth - 1, ply + 1);
+            self.board.undo();
+            if self.stopped {
+                break;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        best
+    }
+
+    /// The moves of a node, unsorted: the block of the opponent's five when `forced`;
     /// against an open three (or a cell making two fours), only cells where the player
     /// to move makes a four or the opponent would make one; else every candidate.
     fn generate(&self, list: &mut Vec<(i32, u16)>, forced: bool, table_move: u16, ply: usize) {
@@ -257,7 +317,6 @@ impl<'a> Search<'a> {
             };
             list.push((score, c16));
         }
-        list.sort_unstable_by(|a, b| b.0.cmp(&a.0));
     }
 }
 
