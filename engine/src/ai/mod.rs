@@ -450,9 +450,20 @@ impl Ai {
         }
 
         let proven = roots.iter().all(|r| r.exact);
+        // Among moves proven lost in as many plies, those that take a cell the opponent
+        // wins on, then the best placed by the heuristic: a person sees the AI defend
+        // rather than give up. (Not with gravity, whose play is left as it was.)
+        let threats = geo.winning_cells(board.opp(), board.mask);
+        let defence = |r: &Root<B>| -> (bool, i32) {
+            if geo.gravity || !r.exact || r.score >= -WIN {
+                return (false, 0);
+            }
+            let bit = { r.child.mask ^ board.mask }.pop().unwrap_or(0);
+            (threats.has(bit), -geo.evaluate(r.child.me, r.child.opp()))
+        };
         // Far cells of a big board only have a static value, not comparable with a
         // searched one: they rank after every searched move.
-        let mut moves: Vec<(MoveValue, (bool, i32))> = roots
+        let mut moves: Vec<(MoveValue, Rank)> = roots
             .iter()
             .map(|r| {
                 (
@@ -460,7 +471,7 @@ impl Ai {
                         mv: r.mv,
                         value: value_of(r.score, r.exact, cells, n),
                     },
-                    (r.searched || r.exact, r.score),
+                    (r.searched || r.exact, r.score, defence(r)),
                 )
             })
             .collect();
@@ -475,8 +486,8 @@ impl Ai {
         }
     }
 
-    /// The move to play from `moves` (sorted best first, with scores), at this level.
-    fn pick(&mut self, moves: &[(MoveValue, (bool, i32))]) -> Move {
+    /// The move to play from `moves` (sorted best first, with ranks), at this level.
+    fn pick(&mut self, moves: &[(MoveValue, Rank)]) -> Move {
         if self.level == Level::Easy {
             let win_now = moves
                 .iter()
@@ -489,7 +500,7 @@ impl Ai {
             }
             if self.rng.random_bool(EASY_MISTAKE) {
                 // Any move the search looked at: on a big board, not a far-away cell.
-                let near = moves.iter().filter(|(_, (searched, _))| *searched).count();
+                let near = moves.iter().filter(|(_, (searched, ..))| *searched).count();
                 return moves[self.rng.random_range(0..near.max(1))].0.mv;
             }
         }
@@ -498,6 +509,11 @@ impl Ai {
         moves[self.rng.random_range(0..ties)].0.mv
     }
 }
+
+/// How a root move ranks, best highest: searched (or exact) before far cells, then by
+/// score, then, among proven losses, by how it defends (takes an opponent's winning
+/// cell, heuristic value after it).
+type Rank = (bool, i32, (bool, i32));
 
 /// A root move under analysis.
 struct Root<B: Bits> {
