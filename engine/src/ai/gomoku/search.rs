@@ -24,8 +24,24 @@ const FULL_DEPTH_MOVES: usize = 3;
 /// Least depth at which late moves are reduced.
 const REDUCTION_DEPTH: i32 = 3;
 
+/// Deepest remaining depth at which late quiet moves are pruned.
+const PRUNING_DEPTH: i32 = 3;
+
+/// Quiet moves searched at a node `depth` plies from the horizon (up to
+/// [`PRUNING_DEPTH`]).
+fn quiet_moves(depth: i32) -> usize {
+    (4 + 2 * depth * depth) as usize
+}
+
+/// Plies a late quiet move is reduced by: more the deeper the node and the later the
+/// move, as the log of each (the usual shape of late-move reductions).
+fn reduction(depth: i32, index: usize) -> i32 {
+    let r = (f64::from(depth)).ln() * (index as f64).ln() / 2.0 + 0.5;
+    (r as i32).clamp(1, depth - 1)
+}
+
 /// Most fours in a row the search tries past its horizon, per side.
-const QUIESCENCE_FOURS: i32 = 8;
+const QUIESCENCE_FOURS: i32 = 4;
 
 /// Ordering bonus of the table's move and of the killers (above any threat).
 const TABLE_MOVE: i32 = i32::MAX;
@@ -37,6 +53,8 @@ pub(crate) struct Search<'a> {
     table: &'a mut Table,
     /// Nodes visited.
     pub nodes: u64,
+    /// TEMP stats: interior, leaf, quiescence, forced, defend.
+    pub stats: [u64; 6],
     node_limit: u64,
     deadline: Option<Instant>,
     cancel: Option<&'a AtomicBool>,
@@ -63,6 +81,7 @@ impl<'a> Search<'a> {
             board,
             table,
             nodes: 0,
+            stats: [0; 6],
             node_limit,
             deadline,
             cancel,
@@ -134,12 +153,14 @@ impl<'a> Search<'a> {
         }
         if (depth <= 0 && !forced) || ply >= MAX_PLY {
             let stand = board.evaluate().clamp(worst_possible, best_possible);
-            let fours = [cell::BLOCK4, cell::BLOCK4_PLUS, cell::BLOCK4_FLEX3]
+            let fours = [cell::BLOCK4_PLUS, cell::BLOCK4_FLEX3]
                 .iter()
                 .any(|&class| board.counts[me][usize::from(class)] > 0);
             if !fours || ply >= MAX_PLY || depth <= -QUIESCENCE_FOURS {
+                self.stats[1] += 1;
                 return stand;
             }
+            self.stats[2] += 1;
             return self.quiesce(alpha, beta, stand, depth, ply);
         }
 
@@ -161,6 +182,14 @@ impl<'a> Search<'a> {
 
         let mut list = std::mem::take(&mut self.lists[ply]);
         self.generate(&mut list, forced, table_move, ply);
+        if forced {
+            self.stats[3] += 1
+        } else if self.board.counts[opp][usize::from(cell::FLEX4)] > 0 {
+            self.stats[4] += 1;
+            self.stats[5] += list.len() as u64
+        } else {
+            self.stats[0] += 1
+        }
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = u16::MAX;
@@ -182,13 +211,18 @@ impl<'a> Search<'a> {
             let quiet = score < KILLER
                 && self.board.class(c, me) < cell::FLEX3
                 && self.board.class(c, opp) < cell::FLEX3;
+            if quiet && depth <= PRUNING_DEPTH && i >= quiet_moves(depth) && best > -WIN {
+                // Near the horizon, late quiet moves are left out (moves are tried best
+                // first, so every later one is quiet too).
+                break;
+            }
             self.board.place(c);
             let mut v;
             if i == 0 {
                 v = -self.pvs(-beta, -alpha, next, ply + 1);
             } else {
                 let reduction = if quiet && depth >= REDUCTION_DEPTH && i >= FULL_DEPTH_MOVES {
-                    1 + i32::from(i >= 3 * FULL_DEPTH_MOVES)
+                    reduction(depth, i)
                 } else {
                     0
                 };
@@ -257,7 +291,7 @@ impl<'a> Search<'a> {
         list.clear();
         for &c in self.board.candidates() {
             let class = self.board.class(usize::from(c), me);
-            if class >= cell::BLOCK4 {
+            if class >= cell::BLOCK4_PLUS {
                 list.push((self.order(usize::from(c)), c));
             }
         }
