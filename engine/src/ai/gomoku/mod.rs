@@ -104,12 +104,6 @@ pub(super) fn deepen<B: Bits>(
         // Stable: among equals the earlier (better ordered) move stays first.
         entries.sort_by_key(|e| std::cmp::Reverse(e.2));
         depth_done = depth as u32;
-        if std::env::var_os("GOMOKU_TRACE").is_some() {
-            eprintln!(
-                "depth {depth} nodes {} best {} {} {:?}",
-                search.nodes, entries[0].1, entries[0].2, search.stats
-            );
-        }
         if is_mate(entries[0].2) || search.poll() {
             break;
         }
