@@ -283,7 +283,7 @@ impl<'a> Search<'a> {
                 list.push((self.order(usize::from(c)), c));
             }
         }
-        list.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        list.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         for &(_, c) in list.iter() {
             self.board.place(usize::from(c));
             let v = -self.pvs(-beta, -alpha, depth - 1, ply + 1);
