@@ -3,6 +3,9 @@
 //!
 //! `cargo run -p inarow-engine --release --example gomoku_speed -- 1000` (ms per search)
 //!
+//! `… -- --nodes 1500000` searches to a node budget instead (about one CPU second of the
+//! new AI): the depth it reaches does not depend on the machine's load.
+//!
 //! Nodes per second are given against the wall clock and, on Linux, against the CPU time
 //! the process got (from `/proc/self/stat`): on a loaded machine the first measures the
 //! load, the second the search. The load average is printed with them.
@@ -42,14 +45,29 @@ fn load_average() -> Option<String> {
 }
 
 fn main() {
-    let millis: u64 = std::env::args()
-        .nth(1)
-        .and_then(|m| m.parse().ok())
-        .unwrap_or(1000);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let nodes: Option<u64> = args
+        .iter()
+        .position(|a| a == "--nodes")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok());
+    let millis: u64 = args.first().and_then(|m| m.parse().ok()).unwrap_or(1000);
     let rules = Rules::gomoku();
-    let limits = Limits::time(Duration::from_millis(millis));
+    let (limits, budget) = match nodes {
+        Some(n) => (
+            Limits {
+                nodes: Some(n),
+                ..Limits::default()
+            },
+            format!("{n} nodes"),
+        ),
+        None => (
+            Limits::time(Duration::from_millis(millis)),
+            format!("{millis} ms"),
+        ),
+    };
     println!(
-        "{millis} ms per search, load average {}",
+        "{budget} per search, load average {}",
         load_average().unwrap_or_else(|| "unknown".to_string())
     );
     for (name, moves) in POSITIONS {
