@@ -1,5 +1,5 @@
 //! Nodes per second and depth reached on 15×15 gomoku, opening and middle game, for the
-//! AI and the baseline (the AI before threat-space search).
+//! AI and the baseline (the AI before the gomoku search and threat-space search).
 //!
 //! `cargo run -p inarow-engine --release --example gomoku_speed -- 1000` (ms per search)
 //!

@@ -158,8 +158,8 @@ pub struct Ai {
     rules: Option<Rules>,
     /// The board geometry of those rules, built once.
     geometry: Option<Layouts>,
-    /// Whether threat-space search runs on big boards (off only for the baseline AI
-    /// the benchmarks compare against).
+    /// Whether big open boards get the gomoku search and threat-space search (off only
+    /// for the baseline AI the benchmarks compare against).
     threats: bool,
 }
 
@@ -198,8 +198,8 @@ impl Ai {
         }
     }
 
-    /// The AI as it was before threat-space search, kept only so benchmarks can measure
-    /// the new one against it; not a level offered to players.
+    /// The AI as it was before the gomoku search and threat-space search, kept only so
+    /// benchmarks can measure the new one against it; not a level offered to players.
     #[doc(hidden)]
     pub fn baseline(seed: u64) -> Ai {
         Ai {
