@@ -1,5 +1,6 @@
-//! A gomoku match of the AI against the baseline (the AI before threat-space search),
-//! from varied openings, each side playing X and O from every opening.
+//! A gomoku match of the AI against the baseline (the AI before the gomoku search and
+//! threat-space search), from varied openings, each side playing X and O from every
+//! opening.
 //!
 //! `cargo run -p inarow-engine --release --example gomoku_match -- --games 10 --ms 200 --out match.txt`
 //!

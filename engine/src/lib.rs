@@ -13,7 +13,9 @@
 //! move ordering. Small boards are solved exactly (values `Win(plies)`, `Loss(plies)`,
 //! `Draw`); on boards too big to solve within the [`Limits`] it deepens iteratively with
 //! a heuristic (open lines, weighted by how full they are) and reports `Estimate`s with
-//! `proven: false`. Without any limit a search stops after [`Limits::DEFAULT_TIME`].
+//! `proven: false`. Big open boards (gomoku) have a search of their own: line patterns
+//! updated per move, threat-ordered candidates near the stones, principal-variation
+//! search with a transposition table, and a threat-space search that proves wins. Without any limit a search stops after [`Limits::DEFAULT_TIME`].
 //! [`reference`] holds the plain minimax the tests and benchmarks compare against.
 //!
 //! At [`Level::Perfect`] on gravity boards with four in a row whose columns fit 64 bits

@@ -335,3 +335,45 @@ fn connect4_easy_and_medium_stay_shallow() {
         assert!(!analysis.proven, "{level:?}");
     }
 }
+
+/// Part of issue 9: in a lost position the AI still defends. X has two winning cells
+/// (a2 and b2) after `a1 c2 c1 b1 a3`: every move of O loses in two plies, and O takes
+/// one of X's winning cells rather than a cell that leaves both open.
+#[test]
+fn lost_positions_delay_the_loss_then_block() {
+    let rules = Rules::tictactoe();
+    let position = play(rules, "a1 c2 c1 b1 a3");
+    let blocks = [mv(rules, "a2"), mv(rules, "b2")];
+    for seed in 0..20 {
+        let analysis = Ai::new(Level::Perfect, seed).analyze(&position, &Limits::default());
+        assert!(analysis.proven);
+        assert!(
+            analysis.moves.iter().all(|m| m.value == Value::Loss(2)),
+            "{analysis:?}"
+        );
+        let best = analysis.best.expect("in progress");
+        assert!(blocks.contains(&best), "seed {seed}: {best}");
+    }
+    // Where losses differ, the slowest comes first and is played: O to move on 4×4
+    // (three in a row) after X's opening pair.
+    let rules = Rules::new(4, 4, 3, false).expect("valid");
+    let position = play(rules, "b2 a4 c2");
+    let analysis = Ai::new(Level::Perfect, 1).analyze(&position, &Limits::default());
+    assert!(analysis.proven);
+    let slowest = analysis
+        .moves
+        .iter()
+        .filter_map(|m| match m.value {
+            Value::Loss(p) => Some(p),
+            _ => None,
+        })
+        .max()
+        .expect("lost moves");
+    let best = analysis.best.expect("in progress");
+    let value = analysis
+        .moves
+        .iter()
+        .find(|m| m.mv == best)
+        .map(|m| m.value);
+    assert_eq!(value, Some(Value::Loss(slowest)), "{analysis:?}");
+}

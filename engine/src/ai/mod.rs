@@ -6,6 +6,7 @@
 
 mod bits;
 mod geometry;
+mod gomoku;
 mod prove;
 mod search;
 pub(crate) mod solver;
@@ -167,8 +168,8 @@ pub struct Ai {
     rules: Option<Rules>,
     /// The board geometry of those rules, built once.
     geometry: Option<Layouts>,
-    /// Whether threat-space search runs on big boards (off only for the baseline AI
-    /// the benchmarks compare against).
+    /// Whether big open boards get the gomoku search and threat-space search (off only
+    /// for the baseline AI the benchmarks compare against).
     threats: bool,
     /// The exact solver's table, on boards it handles (gravity, k = 4, 64 bits),
     /// allocated at its first use and kept between moves like `table`.
@@ -222,8 +223,8 @@ impl Ai {
         }
     }
 
-    /// The AI as it was before threat-space search, kept only so benchmarks can measure
-    /// the new one against it; not a level offered to players.
+    /// The AI as it was before the gomoku search and threat-space search, kept only so
+    /// benchmarks can measure the new one against it; not a level offered to players.
     #[doc(hidden)]
     pub fn baseline(seed: u64) -> Ai {
         Ai {
@@ -576,6 +577,10 @@ impl Ai {
                 start,
             );
 
+        // Big open boards far from full: the fast gomoku search values the moves.
+        let fast = self.threats
+            && self.level == Level::Perfect
+            && gomoku::applies(position.rules(), geo.restricts(n));
         let empty = cells - n;
         let max_depth = self.level.max_depth().unwrap_or(empty).min(empty);
         let mut depth_done = 0;
@@ -598,7 +603,7 @@ impl Ai {
             }
         });
         for depth in schedule {
-            if threat_win || roots.iter().all(|r| r.exact || !r.searched) {
+            if fast || threat_win || roots.iter().all(|r| r.exact || !r.searched) {
                 break;
             }
             // Best first, so the table fills with the lines that matter.
@@ -637,7 +642,14 @@ impl Ai {
         if proving && !search.stopped && prove::prove(&mut search, &board, &mut roots, empty) {
             depth_done = empty;
         }
-        let nodes = search.nodes;
+        let mut nodes = search.nodes;
+        let won = roots.iter().any(|r| r.exact && r.score > WIN);
+        if fast && !won && !search.stopped {
+            let (depth, more) =
+                gomoku::deepen(position, &mut self.table, &mut roots, limits, start, nodes);
+            depth_done = depth;
+            nodes += more;
+        }
         if depth_done == 0 {
             // Not even depth 1 finished: fall back on the heuristic for every move.
             for root in roots.iter_mut().filter(|r| !r.exact) {
@@ -646,9 +658,20 @@ impl Ai {
         }
 
         let proven = roots.iter().all(|r| r.exact);
+        // Among moves proven lost in as many plies, those that take a cell the opponent
+        // wins on, then the best placed by the heuristic: a person sees the AI defend
+        // rather than give up. (Not with gravity, whose play is left as it was.)
+        let threats = geo.winning_cells(board.opp(), board.mask);
+        let defence = |r: &Root<B>| -> (bool, i32) {
+            if geo.gravity || !r.exact || r.score >= -WIN {
+                return (false, 0);
+            }
+            let bit = { r.child.mask ^ board.mask }.pop().unwrap_or(0);
+            (threats.has(bit), -geo.evaluate(r.child.me, r.child.opp()))
+        };
         // Far cells of a big board only have a static value, not comparable with a
         // searched one: they rank after every searched move.
-        let mut moves: Vec<(MoveValue, (bool, i32))> = roots
+        let mut moves: Vec<(MoveValue, Rank)> = roots
             .iter()
             .map(|r| {
                 (
@@ -656,7 +679,7 @@ impl Ai {
                         mv: r.mv,
                         value: value_of(r.score, r.exact, cells, n),
                     },
-                    (r.searched || r.exact, r.score),
+                    (r.searched || r.exact, r.score, defence(r)),
                 )
             })
             .collect();
@@ -671,8 +694,8 @@ impl Ai {
         }
     }
 
-    /// The move to play from `moves` (sorted best first, with scores), at this level.
-    fn pick(&mut self, moves: &[(MoveValue, (bool, i32))]) -> Move {
+    /// The move to play from `moves` (sorted best first, with ranks), at this level.
+    fn pick(&mut self, moves: &[(MoveValue, Rank)]) -> Move {
         if self.level == Level::Easy {
             let win_now = moves
                 .iter()
@@ -685,7 +708,7 @@ impl Ai {
             }
             if self.rng.random_bool(EASY_MISTAKE) {
                 // Any move the search looked at: on a big board, not a far-away cell.
-                let near = moves.iter().filter(|(_, (searched, _))| *searched).count();
+                let near = moves.iter().filter(|(_, (searched, ..))| *searched).count();
                 return moves[self.rng.random_range(0..near.max(1))].0.mv;
             }
         }
@@ -736,6 +759,11 @@ impl Graded {
         }
     }
 }
+
+/// How a root move ranks, best highest: searched (or exact) before far cells, then by
+/// score, then, among proven losses, by how it defends (takes an opponent's winning
+/// cell, heuristic value after it).
+type Rank = (bool, i32, (bool, i32));
 
 /// A root move under analysis.
 struct Root<B: Bits> {
