@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use inarow_protocol::{
-    ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, RoomId,
+    ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSIONS, RequestId, RoomId,
     ServerMessage, SessionId, decode_client,
 };
 use tracing::Instrument;
@@ -202,6 +202,7 @@ impl Handler {
             ClientMessage::Resign { room } => (room, Request::Resign),
             ClientMessage::Rematch { room } => (room, Request::Rematch),
             ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
+            ClientMessage::Sync { room } => (room, Request::Sync),
         };
         self.room_request(session, room, id, request).await;
         None
@@ -266,8 +267,12 @@ impl Handler {
         token: Option<&str>,
         id: Option<RequestId>,
     ) -> Option<Bye> {
-        if protocol != PROTOCOL_VERSION {
-            let message = format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}");
+        if !PROTOCOL_VERSIONS.contains(&protocol) {
+            let spoken: Vec<String> = PROTOCOL_VERSIONS.iter().map(u32::to_string).collect();
+            let message = format!(
+                "this server speaks protocol versions {}, not {protocol}",
+                spoken.join(" and ")
+            );
             self.error(id, ErrorCode::UnsupportedProtocol, message.clone());
             return Some(Bye::new(ByeReason::UnsupportedProtocol, message));
         }
@@ -280,7 +285,7 @@ impl Handler {
         };
         let state = self.state.clone();
         let opened = state.sessions.open(token, self.kick.clone());
-        self.peer = self.peer.reissued(opened.attachment);
+        self.peer = self.peer.reissued(opened.attachment, protocol);
         if let Some(old) = &opened.replaced {
             old.kick(ByeReason::Replaced);
         }
@@ -291,7 +296,7 @@ impl Handler {
         tracing::info!(resumed = opened.resumed, "session opened");
         self.send(
             ServerMessage::Welcome {
-                protocol: PROTOCOL_VERSION,
+                protocol,
                 session: opened.session,
                 token: opened.token,
                 server: SERVER_NAME.to_owned(),
