@@ -55,7 +55,8 @@ struct Args {
     /// Longest chat line, in characters.
     #[arg(long, env = "INAROW_MAX_CHAT_CHARS", default_value_t = inarow_protocol::MAX_CHAT_CHARS)]
     max_chat_chars: usize,
-    /// Time budget of one AI move, in ms.
+    /// Time budget of one AI move, in ms: the most a move takes; shared out when more AI
+    /// seats wait than there are AI threads.
     #[arg(long, env = "INAROW_AI_MOVE_MS", default_value_t = 1_000)]
     ai_move_ms: u64,
     /// Minimum time before each move when both seats are AI, in ms.

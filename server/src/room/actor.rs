@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::fanout::{Audience, Requester};
 use super::table::{AiAnswer, Outcome, Table};
 use super::{Command, Context, Member};
-use crate::ai_worker::{AiDone, AiJob, JobId};
+use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::room_spec::RoomSpec;
 
 /// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
@@ -258,6 +258,8 @@ impl RoomActor {
         let cancel = Arc::new(AtomicBool::new(false));
         let job = AiJob {
             job_id: start.job,
+            room: self.table.id().clone(),
+            priority: Priority::Seat,
             ai: start.ai,
             position: start.position,
             move_time: config.ai_move_time,
