@@ -198,6 +198,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         pass.ready().await;
         let (position, cancel) = (position.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
+            lower_priority();
             let mut ai = ai;
             let limits = Limits {
                 time: Some(move_time),
@@ -230,6 +231,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     let mut load = shared.searches.load();
     let stop = cancel.clone();
     let mut search = tokio::task::spawn_blocking(move || {
+        lower_priority();
         let mut ai = ai;
         let limits = Limits {
             time: Some(move_time),
@@ -259,6 +261,32 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     drop(pass);
     let (ai, mv) = searched?;
     Ok((Some(ai), mv))
+}
+
+/// Puts the calling thread (a thread of tokio's blocking pool, which in this server runs
+/// only AI work) in the `SCHED_IDLE` class, once: searches then use CPU that nothing else
+/// wants, and never delay the runtime's threads, which carry every person's moves. Only
+/// on Linux; elsewhere, and if the system refuses, searches run at normal priority.
+fn lower_priority() {
+    thread_local! {
+        static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if LOWERED.with(|lowered| lowered.replace(true)) {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use thread_priority::{
+            NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
+            set_thread_priority_and_policy, thread_native_id,
+        };
+        let idle = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
+        if let Err(e) =
+            set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, idle)
+        {
+            tracing::debug!(error = ?e, "AI thread priority unchanged");
+        }
+    }
 }
 
 #[cfg(test)]
