@@ -35,6 +35,10 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
+/// The allocator of the `inarow-server` binary, so the server child measures as it runs.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// The AI budget the server runs with, as `--ai-move-ms` would set it.
 const AI_MOVE_MS: u64 = 1_000;
 /// How long the people of the AI phase think before each move: without it, 50 human
@@ -710,6 +714,10 @@ async fn memory(server: &Server) -> anyhow::Result<()> {
     }
     wait_for_fds(server, fds0).await;
     let rss2 = server.status_kib("VmRSS")?;
+    // Closed sessions are held for the reconnection grace (60 s by default), then dropped.
+    let grace = inarow_server::Config::default().reconnect_grace;
+    tokio::time::sleep(grace + Duration::from_secs(2)).await;
+    let rss3 = server.status_kib("VmRSS")?;
     println!();
     println!("## server memory (RSS)");
     println!();
@@ -725,6 +733,11 @@ async fn memory(server: &Server) -> anyhow::Result<()> {
         (rss1.saturating_sub(rss0)) as f64 / n.max(1) as f64
     );
     println!("| after they closed | {:.1} MiB |", rss2 as f64 / 1024.0);
+    println!(
+        "| {} s later, their sessions' reconnection grace over | {:.1} MiB |",
+        grace.as_secs() + 2,
+        rss3 as f64 / 1024.0
+    );
     Ok(())
 }
 
