@@ -198,7 +198,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         pass.ready().await;
         let (position, cancel) = (position.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
-            lower_priority();
+            run_at(Niceness::Normal);
             let mut ai = ai;
             let limits = Limits {
                 time: Some(move_time),
@@ -231,7 +231,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     let mut load = shared.searches.load();
     let stop = cancel.clone();
     let mut search = tokio::task::spawn_blocking(move || {
-        lower_priority();
+        run_at(Niceness::Idle);
         let mut ai = ai;
         let limits = Limits {
             time: Some(move_time),
@@ -263,28 +263,52 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     Ok((Some(ai), mv))
 }
 
-/// Puts the calling thread (a thread of tokio's blocking pool, which in this server runs
-/// only AI work) in the `SCHED_IDLE` class, once: searches then use CPU that nothing else
-/// wants, and never delay the runtime's threads, which carry every person's moves. Only
-/// on Linux; elsewhere, and if the system refuses, searches run at normal priority.
-fn lower_priority() {
+/// How a blocking-pool thread runs AI work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Niceness {
+    /// Probes: short, and a person may be waiting on one.
+    Normal,
+    /// Full searches: in the `SCHED_IDLE` class, they use CPU that nothing else wants
+    /// and never delay the runtime's threads, which carry every person's moves.
+    Idle,
+}
+
+/// Puts the calling thread (one of tokio's blocking pool, which in this server runs only
+/// AI work) in the class `niceness` asks for, if it is not there already. Only on Linux;
+/// elsewhere, or if the system refuses, the thread stays as it is (an unprivileged
+/// process may not leave `SCHED_IDLE` again: its probes then run idle too).
+fn run_at(niceness: Niceness) {
     thread_local! {
-        static LOWERED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        static CURRENT: std::cell::Cell<Niceness> = const { std::cell::Cell::new(Niceness::Normal) };
     }
-    if LOWERED.with(|lowered| lowered.replace(true)) {
+    if CURRENT.with(std::cell::Cell::get) == niceness {
         return;
     }
     #[cfg(target_os = "linux")]
     {
         use thread_priority::{
-            NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
+            NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue, ThreadSchedulePolicy,
             set_thread_priority_and_policy, thread_native_id,
         };
-        let idle = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
-        if let Err(e) =
-            set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, idle)
-        {
-            tracing::debug!(error = ?e, "AI thread priority unchanged");
+        let (policy, priority) = match niceness {
+            // 48 of the crate's 0..=99 scale is nice 0, the default.
+            Niceness::Normal => match ThreadPriorityValue::try_from(48u8) {
+                Ok(value) => (
+                    NormalThreadSchedulePolicy::Other,
+                    ThreadPriority::Crossplatform(value),
+                ),
+                Err(_) => return,
+            },
+            Niceness::Idle => (NormalThreadSchedulePolicy::Idle, ThreadPriority::Min),
+        };
+        let set = set_thread_priority_and_policy(
+            thread_native_id(),
+            priority,
+            ThreadSchedulePolicy::Normal(policy),
+        );
+        match set {
+            Ok(()) => CURRENT.with(|current| current.set(niceness)),
+            Err(e) => tracing::debug!(error = ?e, ?niceness, "AI thread priority unchanged"),
         }
     }
 }

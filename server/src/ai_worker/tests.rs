@@ -162,3 +162,39 @@ fn the_budget_is_shared_once_more_seats_wait_than_there_are_workers() {
     let tiny = Duration::from_millis(3);
     assert_eq!(share(tiny, 100), tiny, "nor above the budget");
 }
+
+/// The scheduling policy and nice value of the calling thread, from procfs.
+#[cfg(target_os = "linux")]
+fn policy_and_nice() -> (u64, i64) {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("procfs");
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("stat format")
+        .1
+        .split_whitespace()
+        .collect();
+    // After the name: nice is field 19 of stat, policy field 41 (1-based, name = 2).
+    let nice = fields[16].parse().expect("nice");
+    let policy = fields[38].parse().expect("policy");
+    (policy, nice)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn searches_run_idle_and_probes_at_normal_priority() {
+    std::thread::spawn(|| {
+        let normal = policy_and_nice();
+        run_at(Niceness::Idle);
+        const SCHED_IDLE: u64 = 5;
+        assert_eq!(policy_and_nice().0, SCHED_IDLE);
+        run_at(Niceness::Normal);
+        // Leaving SCHED_IDLE needs privileges (or RLIMIT_NICE) that a user may lack.
+        let root = std::fs::read_to_string("/proc/self/status")
+            .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
+        if root {
+            assert_eq!(policy_and_nice(), normal, "back to the default");
+        }
+    })
+    .join()
+    .expect("the thread checks pass");
+}
