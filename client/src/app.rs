@@ -507,7 +507,15 @@ impl App {
                 self.flash(WATCHING_INSTEAD);
                 send.into_iter().map(Command::Send).collect()
             }
-            Update::Message { message, answers } => self.on_message(message, answers),
+            Update::Message {
+                message,
+                answers,
+                send,
+            } => {
+                let mut commands = self.on_message(message, answers);
+                commands.extend(send.into_iter().map(Command::Send));
+                commands
+            }
         }
     }
 
@@ -521,9 +529,13 @@ impl App {
                 Vec::new()
             }
             ServerMessage::Room { room } => {
-                self.on_snapshot(*room, answers.is_some());
+                // The answer to a `sync` only catches up on a room we were already in.
+                let entered = answers.is_some_and(|p| p != Pending::Sync);
+                self.on_snapshot(*room, entered);
                 Vec::new()
             }
+            // One that the session could not apply: it has asked for a snapshot.
+            ServerMessage::Moved(_) => Vec::new(),
             ServerMessage::Chat {
                 room,
                 from,

@@ -1,5 +1,6 @@
 //! Reading a room snapshot as a board: stones, seats, the winning line and the last move,
-//! and the local check that decides whether a typed or clicked move is worth sending.
+//! the local check that decides whether a typed or clicked move is worth sending, and the
+//! next snapshot from a `moved` event (protocol 2).
 //!
 //! Rules knowledge is the engine's: notation (parsing and printing moves and cells) comes
 //! from `inarow_engine`, and legality from the snapshot's `legal_moves`, which the server
@@ -8,7 +9,7 @@
 use std::fmt;
 
 use inarow_engine::{Cell, Move, ParseMoveError};
-use inarow_protocol::{GameStatus, Mark, Occupant, RoomSnapshot, Rules, SessionId};
+use inarow_protocol::{GameStatus, Mark, MoveEvent, Occupant, RoomSnapshot, Rules, SessionId};
 
 /// The engine's rule set for wire rules, or `None` for rules the engine would refuse (the
 /// server only sends valid ones, but a snapshot is peer input and is not trusted).
@@ -123,6 +124,47 @@ pub fn winning_cells(snapshot: &RoomSnapshot) -> Vec<(u32, u32)> {
 /// The last stone's cell as (column, top row).
 pub fn last_cell(snapshot: &RoomSnapshot) -> Option<(u32, u32)> {
     cell_on_board(&snapshot.rules, snapshot.last_move.as_deref()?)
+}
+
+/// The snapshot that `event` makes of `snapshot`, as `docs/protocol.md` defines it: the
+/// snapshot a protocol 1 client receives for the same event. `None` when the event does
+/// not follow the snapshot (another room or game, or not the next `seq`: the caller asks
+/// for a fresh snapshot with `sync`) or names a cell off the board.
+pub fn apply_moved(snapshot: &RoomSnapshot, event: &MoveEvent) -> Option<RoomSnapshot> {
+    if event.room != snapshot.id || event.game != snapshot.game || event.seq != snapshot.seq + 1 {
+        return None;
+    }
+    let (col, top) = cell_on_board(&snapshot.rules, &event.cell)?;
+    let mut next = snapshot.clone();
+    let row = next.board.get_mut(usize::try_from(top).ok()?)?;
+    let col = usize::try_from(col).ok()?;
+    // A board row is ASCII; `get` refuses anything else rather than panicking.
+    row.get(col..=col)?;
+    row.replace_range(col..=col, &event.by.to_string());
+    next.seq = event.seq;
+    next.ply = event.ply;
+    next.moves.push(event.mv.clone());
+    next.last_move = Some(event.cell.clone());
+    next.status = event.status.clone();
+    let turn = match &event.status {
+        GameStatus::Playing { turn } => Some(*turn),
+        _ => None,
+    };
+    if turn.is_some() {
+        // With gravity the column stays playable until its top cell is taken.
+        let gone = !snapshot.rules.gravity || top == 0;
+        next.legal_moves.retain(|m| !(gone && *m == event.mv));
+    } else {
+        next.legal_moves.clear();
+    }
+    let over = event.status.is_over();
+    for seat in &mut next.seats {
+        if let Occupant::Ai { thinking, .. } = &mut seat.occupant {
+            *thinking = turn == Some(seat.mark);
+            seat.rematch = over;
+        }
+    }
+    Some(next)
 }
 
 /// Why a move was not sent.
@@ -366,6 +408,132 @@ pub(crate) mod tests {
         );
         let over = snapshot(TTT, &["...", "...", "..."], GameStatus::Drawn);
         assert_eq!(check_move(&over, me, "b3"), Err(MoveRejection::GameOver));
+    }
+
+    /// A move event in the test room (game 1) landing where it is played.
+    pub(crate) fn move_event(
+        seq: u64,
+        ply: u32,
+        mv: &str,
+        by: Mark,
+        status: GameStatus,
+    ) -> MoveEvent {
+        MoveEvent {
+            room: RoomId::from("abcd2345"),
+            seq,
+            game: 1,
+            ply,
+            mv: mv.to_owned(),
+            cell: mv.to_owned(),
+            by,
+            status,
+        }
+    }
+
+    /// The move event that follows `snap`.
+    fn moved(snap: &RoomSnapshot, mv: &str, cell: &str, by: Mark, status: GameStatus) -> MoveEvent {
+        MoveEvent {
+            cell: cell.to_owned(),
+            ..move_event(snap.seq + 1, snap.ply + 1, mv, by, status)
+        }
+    }
+
+    #[test]
+    fn a_move_event_gives_the_next_snapshot() {
+        let before = snapshot(
+            TTT,
+            &["...", "...", "X.."],
+            GameStatus::Playing { turn: Mark::O },
+        );
+        let o_moves = moved(
+            &before,
+            "b2",
+            "b2",
+            Mark::O,
+            GameStatus::Playing { turn: Mark::X },
+        );
+        let after = apply_moved(&before, &o_moves).expect("the next event");
+        let expected = snapshot(
+            TTT,
+            &["...", ".O.", "X.."],
+            GameStatus::Playing { turn: Mark::X },
+        );
+        assert_eq!(after.board, expected.board);
+        assert_eq!(
+            after.legal_moves, expected.legal_moves,
+            "same order as the server's"
+        );
+        assert_eq!((after.seq, after.ply), (before.seq + 1, 2));
+        assert_eq!(after.moves, vec!["b2"]);
+        assert_eq!(after.last_move.as_deref(), Some("b2"));
+        assert!(!ai_thinking(&after), "X to move: the AI waits");
+        // Not the next event: a gap, a repeat, another room or game.
+        for stale in [
+            MoveEvent {
+                seq: before.seq + 2,
+                ..o_moves.clone()
+            },
+            MoveEvent {
+                seq: before.seq,
+                ..o_moves.clone()
+            },
+            MoveEvent {
+                room: "other".into(),
+                ..o_moves.clone()
+            },
+            MoveEvent {
+                game: 2,
+                ..o_moves.clone()
+            },
+            MoveEvent {
+                cell: "d9".into(),
+                ..o_moves.clone()
+            },
+        ] {
+            assert_eq!(apply_moved(&before, &stale), None, "{stale:?}");
+        }
+        // The AI is put on move, and a finished game has no legal move and an AI ready
+        // for a rematch.
+        let mut x_turn = expected;
+        x_turn.seq = after.seq;
+        let x_moves = moved(
+            &x_turn,
+            "c1",
+            "c1",
+            Mark::X,
+            GameStatus::Playing { turn: Mark::O },
+        );
+        assert!(ai_thinking(&apply_moved(&x_turn, &x_moves).expect("next")));
+        let won = GameStatus::Won {
+            winner: Mark::X,
+            line: vec!["a1".into(), "b2".into(), "c3".into()],
+        };
+        let end =
+            apply_moved(&x_turn, &moved(&x_turn, "c1", "c1", Mark::X, won.clone())).expect("next");
+        assert!(end.legal_moves.is_empty());
+        assert_eq!(end.status, won);
+        assert!(end.seats[1].rematch && !ai_thinking(&end));
+    }
+
+    #[test]
+    fn a_gravity_move_drops_its_column_once_it_is_full() {
+        let before = snapshot(
+            C4,
+            &[
+                ".......", "...O...", "...X...", "...O...", "...X...", "...O...",
+            ],
+            GameStatus::Playing { turn: Mark::X },
+        );
+        let turn_o = GameStatus::Playing { turn: Mark::O };
+        let fills = apply_moved(&before, &moved(&before, "d", "d6", Mark::X, turn_o.clone()))
+            .expect("next");
+        assert_eq!(fills.board[0], "...X...");
+        assert!(!fills.legal_moves.contains(&"d".to_owned()));
+        assert_eq!(fills.legal_moves.len(), 6);
+        let low = apply_moved(&before, &moved(&before, "a", "a1", Mark::X, turn_o)).expect("next");
+        assert_eq!(low.board[5], "X..O...");
+        assert_eq!(low.legal_moves, before.legal_moves);
+        assert_eq!(low.last_move.as_deref(), Some("a1"));
     }
 
     #[test]

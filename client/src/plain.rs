@@ -287,7 +287,15 @@ impl Plain {
                 send,
                 ..Step::default()
             },
-            Update::Message { message, answers } => self.on_message(message, answers),
+            Update::Message {
+                message,
+                answers,
+                send,
+            } => {
+                let mut step = self.on_message(message, answers);
+                step.send.extend(send);
+                step
+            }
         }
     }
 
@@ -314,7 +322,8 @@ impl Plain {
                     }
                     _ => {}
                 }
-                if answers.is_some() || self.current.is_none() {
+                // The answer to a `sync` only catches up on a room we were already in.
+                if answers.as_ref().is_some_and(|p| *p != Pending::Sync) || self.current.is_none() {
                     self.current = Some(id.clone());
                 }
                 step.lines.extend(snapshot_lines(&room, self.session.me));
@@ -322,6 +331,8 @@ impl Plain {
                 step
             }
             ServerMessage::Chat { from, text, .. } => Step::line(format!("chat {from}: {text}")),
+            // One that the session could not apply: it has asked for a snapshot.
+            ServerMessage::Moved(_) => Step::default(),
             ServerMessage::Left { room } => {
                 self.rooms.remove(&room);
                 if self.current.as_ref() == Some(&room) {

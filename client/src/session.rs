@@ -1,6 +1,8 @@
 //! The client core both faces share: the session the server welcomed, the state of the
 //! link, request ids and the requests awaiting replies, the startup action run on the
-//! first welcome, joining with a fall back to watching, and leaving on quit.
+//! first welcome, joining with a fall back to watching, leaving on quit, and each room's
+//! latest snapshot, which `moved` events (protocol 2) bring up to date: the faces only
+//! ever see snapshots, and a gap in a room's `seq` is answered with `sync`.
 //!
 //! The TUI (`app`) and plain mode (`plain`) hand every connection event to
 //! [`Session::on_net`] and only decide how to show what it returns; every request they
@@ -10,11 +12,11 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use inarow_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, Mark, RequestId, RoomId, RoomSnapshot, SeatChoice,
-    SeatPlan, SeatRequest, ServerMessage, SessionId,
+    ClientFrame, ClientMessage, ErrorCode, Mark, MoveEvent, RequestId, RoomId, RoomSnapshot,
+    SeatChoice, SeatPlan, SeatRequest, ServerMessage, SessionId,
 };
 
-use crate::board::{MoveRejection, check_move};
+use crate::board::{MoveRejection, apply_moved, check_move};
 use crate::cli::Startup;
 use crate::net::NetEvent;
 
@@ -48,6 +50,9 @@ pub enum Pending {
     Enter,
     /// `list_rooms`.
     Rooms,
+    /// `sync` after a gap: the snapshot that answers it only catches up, it is no room
+    /// we entered.
+    Sync,
     /// Anything else: the reply only has to arrive.
     Other,
 }
@@ -95,12 +100,16 @@ pub enum Update {
         /// The `join` to watch.
         send: Vec<ClientFrame>,
     },
-    /// Any other message, with the request it answers if it answers one of ours.
+    /// Any other message, with the request it answers if it answers one of ours. A
+    /// `moved` that follows the room's last snapshot comes as the `room` snapshot it makes;
+    /// one that does not (a repeat, or after a gap) comes as it is, to be ignored.
     Message {
         /// The message.
         message: ServerMessage,
         /// Why the request it answers was sent.
         answers: Option<Pending>,
+        /// Requests to send: a `sync` when this message showed a gap in its room's events.
+        send: Vec<ClientFrame>,
     },
 }
 
@@ -119,6 +128,9 @@ pub struct Session {
     next_id: u64,
     /// Requests awaiting a reply, by id, with when they were sent.
     pending: HashMap<u64, (Pending, Instant)>,
+    /// The latest snapshot of each room we are in, its `seq` moved on by chat lines, so
+    /// that `moved` events can be applied and gaps seen.
+    rooms: HashMap<RoomId, RoomSnapshot>,
 }
 
 impl Session {
@@ -131,6 +143,7 @@ impl Session {
             startup: Some(startup),
             next_id: 1,
             pending: HashMap::new(),
+            rooms: HashMap::new(),
         }
     }
 
@@ -242,7 +255,8 @@ impl Session {
                     reason: reason.clone(),
                     retry_in,
                 };
-                // Replies to requests sent on the lost connection will never come.
+                // Replies to requests sent on the lost connection will never come; rooms
+                // are brought up to date by the snapshots that follow a resume.
                 self.pending.clear();
                 Update::Down { reason, retry_in }
             }
@@ -270,6 +284,9 @@ impl Session {
             ) => {
                 self.me = Some(session);
                 self.server = server;
+                if !resumed {
+                    self.rooms.clear();
+                }
                 let again = self.link != Link::Connecting;
                 self.link = Link::Online;
                 let send = match self.startup.take() {
@@ -291,8 +308,79 @@ impl Session {
             ) => Update::Watching {
                 send: self.watch(room).into_iter().collect(),
             },
-            (message, answers) => Update::Message { message, answers },
+            (ServerMessage::Room { room }, answers) => {
+                self.rooms.insert(room.id.clone(), (*room).clone());
+                Update::Message {
+                    message: ServerMessage::Room { room },
+                    answers,
+                    send: Vec::new(),
+                }
+            }
+            (ServerMessage::Moved(event), answers) => self.on_moved(event, answers),
+            (message, answers) => {
+                let send = match &message {
+                    ServerMessage::Chat { room, seq, .. } => self.on_event(room, *seq),
+                    ServerMessage::Left { room } => {
+                        self.rooms.remove(room);
+                        Vec::new()
+                    }
+                    _ => Vec::new(),
+                };
+                Update::Message {
+                    message,
+                    answers,
+                    send,
+                }
+            }
         }
+    }
+
+    /// A move in a room: the next snapshot if it follows the last one; else the event as
+    /// it came, and a `sync` unless it is a repeat (or a `sync` is already on its way).
+    fn on_moved(&mut self, event: MoveEvent, answers: Option<Pending>) -> Update {
+        let mut send = Vec::new();
+        if let Some(room) = self.rooms.get(&event.room)
+            && event.seq > room.seq
+        {
+            if let Some(next) = apply_moved(room, &event) {
+                self.rooms.insert(next.id.clone(), next.clone());
+                return Update::Message {
+                    message: ServerMessage::Room {
+                        room: Box::new(next),
+                    },
+                    answers,
+                    send,
+                };
+            }
+            send = self.resync(&event.room);
+        }
+        Update::Message {
+            message: ServerMessage::Moved(event),
+            answers,
+            send,
+        }
+    }
+
+    /// Notes event `seq` (a chat line) of `room`: the next one moves the room's `seq` on,
+    /// a repeat changes nothing, one after a gap asks for the room's snapshot.
+    fn on_event(&mut self, room: &RoomId, seq: u64) -> Vec<ClientFrame> {
+        match self.rooms.get_mut(room) {
+            Some(snapshot) if seq > snapshot.seq + 1 => self.resync(room),
+            Some(snapshot) => {
+                snapshot.seq = snapshot.seq.max(seq);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// Asks for `room`'s snapshot after a gap. The stale snapshot is forgotten until the
+    /// answer comes, so the events in between are neither applied to it nor each taken
+    /// for another gap.
+    fn resync(&mut self, room: &RoomId) -> Vec<ClientFrame> {
+        self.rooms.remove(room);
+        let sync = ClientMessage::Sync { room: room.clone() };
+        self.request(sync, Pending::Sync).into_iter().collect()
     }
 
     /// The requests of the startup action.
@@ -324,8 +412,8 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::tests::session;
-    use inarow_protocol::ServerFrame;
+    use crate::board::tests::{TTT, move_event, session, snapshot};
+    use inarow_protocol::{GameStatus, ServerFrame};
 
     fn welcome(session: &mut Session) -> Update {
         session.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Welcome {
@@ -396,5 +484,109 @@ mod tests {
         assert!(
             matches!(welcome(&mut s), Update::Welcome { again: true, ref send, .. } if send.is_empty())
         );
+    }
+
+    fn event(s: &mut Session, message: ServerMessage) -> Update {
+        s.on_net(NetEvent::Frame(ServerFrame::from(message)))
+    }
+
+    fn moved(seq: u64, ply: u32, mv: &str, by: Mark, turn: Mark) -> ServerMessage {
+        ServerMessage::Moved(move_event(seq, ply, mv, by, GameStatus::Playing { turn }))
+    }
+
+    #[test]
+    fn moves_become_snapshots_and_a_gap_asks_for_one() {
+        let mut s = Session::new(Startup::Lobby);
+        welcome(&mut s);
+        let first = snapshot(
+            TTT,
+            &["...", "...", "..."],
+            GameStatus::Playing { turn: Mark::X },
+        );
+        let seq = first.seq;
+        event(
+            &mut s,
+            ServerMessage::Room {
+                room: Box::new(first),
+            },
+        );
+        let Update::Message {
+            message: ServerMessage::Room { room },
+            send,
+            ..
+        } = event(&mut s, moved(seq + 1, 1, "b2", Mark::X, Mark::O))
+        else {
+            panic!("the next move is applied");
+        };
+        assert!(send.is_empty());
+        assert_eq!(
+            (room.seq, room.ply, room.board[1].as_str()),
+            (seq + 1, 1, ".X.")
+        );
+        // A repeat is ignored; a chat line is an event too.
+        let repeat = event(&mut s, moved(seq + 1, 1, "b2", Mark::X, Mark::O));
+        assert!(
+            matches!(repeat, Update::Message { message: ServerMessage::Moved(_), ref send, .. } if send.is_empty())
+        );
+        let chat = ServerMessage::Chat {
+            room: room.id.clone(),
+            seq: seq + 2,
+            from: "bob".into(),
+            seat: None,
+            text: "hi".into(),
+        };
+        assert!(matches!(event(&mut s, chat), Update::Message { ref send, .. } if send.is_empty()));
+        let Update::Message {
+            message: ServerMessage::Room { room },
+            ..
+        } = event(&mut s, moved(seq + 3, 2, "a1", Mark::O, Mark::X))
+        else {
+            panic!("applies after the chat line");
+        };
+        // A gap: one sync, and nothing is applied until its snapshot comes.
+        let Update::Message {
+            message: ServerMessage::Moved(_),
+            send,
+            ..
+        } = event(&mut s, moved(room.seq + 2, 4, "c1", Mark::O, Mark::X))
+        else {
+            panic!("a move after a gap is not applied");
+        };
+        assert_eq!(send.len(), 1);
+        assert_eq!(
+            send[0].message,
+            ClientMessage::Sync {
+                room: room.id.clone()
+            }
+        );
+        let later = event(&mut s, moved(room.seq + 3, 5, "c2", Mark::X, Mark::O));
+        assert!(
+            matches!(later, Update::Message { message: ServerMessage::Moved(_), ref send, .. } if send.is_empty())
+        );
+        let mut fresh = (*room).clone();
+        fresh.seq += 3;
+        let answer = s.on_net(NetEvent::Frame(ServerFrame {
+            message: ServerMessage::Room {
+                room: Box::new(fresh.clone()),
+            },
+            id: send[0].id.clone(),
+        }));
+        assert!(matches!(
+            answer,
+            Update::Message {
+                answers: Some(Pending::Sync),
+                ..
+            }
+        ));
+        assert!(matches!(
+            event(
+                &mut s,
+                moved(fresh.seq + 1, fresh.ply + 1, "b3", Mark::X, Mark::O)
+            ),
+            Update::Message {
+                message: ServerMessage::Room { .. },
+                ..
+            }
+        ));
     }
 }

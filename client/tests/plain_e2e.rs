@@ -499,7 +499,7 @@ fn an_unsupported_protocol_ends_the_client_clearly() {
                 };
                 let _ = ws.next().await;
                 for text in [
-                    r#"{"type":"error","code":"unsupported_protocol","message":"this server speaks protocol 2","id":"hello"}"#,
+                    r#"{"type":"error","code":"unsupported_protocol","message":"this server speaks protocol 99","id":"hello"}"#,
                     r#"{"type":"bye","reason":"unsupported_protocol","message":"upgrade your client"}"#,
                 ] {
                     let _ = ws
@@ -514,13 +514,13 @@ fn an_unsupported_protocol_ends_the_client_clearly() {
     let line = client.wait_for("the refusal", |l| l.starts_with("error: "));
     assert_eq!(
         line,
-        "error: unsupported_protocol: this server speaks protocol 2"
+        "error: unsupported_protocol: this server speaks protocol 99"
     );
     let rest = client.rest();
-    assert!(
-        rest.iter()
-            .any(|l| l.starts_with("fatal: the server does not speak protocol version 1")),
-        "{rest:?}"
+    let fatal = format!(
+        "fatal: the server does not speak protocol version {}",
+        inarow_protocol::PROTOCOL_VERSION
     );
+    assert!(rest.iter().any(|l| l.starts_with(&fatal)), "{rest:?}");
     assert!(!client.wait_exit().success());
 }

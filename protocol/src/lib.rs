@@ -19,8 +19,14 @@ use serde::{Deserialize, Serialize};
 
 mod check;
 
-/// The protocol version this crate speaks; sent by the client in `hello`.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The newest protocol version, which this crate's clients send in `hello`. Version 2
+/// sends a small `moved` event after each move where version 1 sends a whole `room`
+/// snapshot; everything else is the same in both.
+pub const PROTOCOL_VERSION: u32 = 2;
+
+/// Every protocol version a server speaks, oldest first. `welcome` echoes the one the
+/// client's `hello` asked for; any other is refused with `unsupported_protocol`.
+pub const PROTOCOL_VERSIONS: [u32; 2] = [1, 2];
 
 /// The longest display name, in characters, that a server accepts by default (`hello`
 /// answers `invalid_name` beyond it). Both sides read it here so they agree; a server
@@ -238,7 +244,7 @@ pub enum ClientMessage {
     /// The first message on a connection. With the token of an earlier session (within
     /// the reconnection grace period) it resumes that session, its seats and rooms.
     Hello {
-        /// Must be [`PROTOCOL_VERSION`].
+        /// One of [`PROTOCOL_VERSIONS`]; this crate's clients send [`PROTOCOL_VERSION`].
         protocol: u32,
         /// Display name: 1 to [`MAX_NAME_CHARS`] printable characters.
         name: String,
@@ -316,6 +322,12 @@ pub enum ClientMessage {
         /// 1 to [`MAX_CHAT_CHARS`] characters.
         text: String,
     },
+    /// Ask for the room's current snapshot, sent to you alone with the current `seq`: what
+    /// a client does when it sees a gap in the `seq` of a room's events.
+    Sync {
+        /// The room.
+        room: RoomId,
+    },
 }
 
 /// A message from the server, with the id of the client message that caused it, if any.
@@ -341,7 +353,7 @@ impl From<ServerMessage> for ServerFrame {
 pub enum ServerMessage {
     /// Answer to `hello`: the session is open.
     Welcome {
-        /// The protocol version the server speaks.
+        /// The protocol version of this connection: the one `hello` asked for.
         protocol: u32,
         /// This session's public id (it names you in room snapshots).
         session: SessionId,
@@ -357,11 +369,15 @@ pub enum ServerMessage {
         /// The public rooms.
         rooms: Vec<RoomSummary>,
     },
-    /// The full state of a room: sent on join and to everyone in the room after every change.
+    /// The full state of a room: sent on join, resume and `sync`, and to everyone in the
+    /// room after every change (in protocol 2, every change but a move).
     Room {
         /// The snapshot.
         room: Box<RoomSnapshot>,
     },
+    /// Protocol 2 only: a move was played, sent to everyone in the room instead of a
+    /// snapshot.
+    Moved(MoveEvent),
     /// A chat line in a room.
     Chat {
         /// The room.
@@ -395,6 +411,30 @@ pub enum ServerMessage {
         /// Human-readable explanation.
         message: String,
     },
+}
+
+/// A move played in a room, as protocol 2 sends it instead of a snapshot. Applied to the
+/// room's previous snapshot (the one with `seq - 1`) it gives the next one; see
+/// `docs/protocol.md` for the rules.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MoveEvent {
+    /// The room.
+    pub room: RoomId,
+    /// The room's event sequence number, as in the snapshot it stands for.
+    pub seq: u64,
+    /// Which game of the room the move was played in.
+    pub game: u32,
+    /// Moves played after this one: the `ply` the next `play` must carry.
+    pub ply: u32,
+    /// The move in notation (a column with gravity).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The cell where the stone landed (equal to `move` without gravity).
+    pub cell: String,
+    /// The mark that moved.
+    pub by: Mark,
+    /// The game's status after the move.
+    pub status: GameStatus,
 }
 
 /// A room as listed in the lobby.

@@ -123,8 +123,11 @@ fn every_message_type_is_documented() {
         "resign",
         "rematch",
         "chat",
+        "sync",
     ];
-    let server = ["welcome", "rooms", "room", "chat", "left", "error", "bye"];
+    let server = [
+        "welcome", "rooms", "room", "moved", "chat", "left", "error", "bye",
+    ];
     for t in client {
         assert!(documented.contains(&(true, t.to_owned())), "client {t}");
     }
@@ -143,12 +146,14 @@ fn every_message_type_is_documented() {
         | ClientMessage::Play { .. }
         | ClientMessage::Resign { .. }
         | ClientMessage::Rematch { .. }
-        | ClientMessage::Chat { .. } => client.len(),
+        | ClientMessage::Chat { .. }
+        | ClientMessage::Sync { .. } => client.len(),
     };
     let _server_variant = |m: &ServerMessage| match m {
         ServerMessage::Welcome { .. }
         | ServerMessage::Rooms { .. }
         | ServerMessage::Room { .. }
+        | ServerMessage::Moved(_)
         | ServerMessage::Chat { .. }
         | ServerMessage::Left { .. }
         | ServerMessage::Error { .. }
@@ -216,6 +221,23 @@ fn examples_mean_what_the_document_says() {
         ClientMessage::Resign { room: "r".into() }
     );
     assert!(GameStatus::Drawn.is_over());
+    let sync = decode_client(r#"{"type": "sync", "id": 9, "room": "k7m2q9xa"}"#).expect("ok");
+    assert_eq!(
+        sync.message,
+        ClientMessage::Sync {
+            room: "k7m2q9xa".into()
+        }
+    );
+    let moved = decode_server(r#"{"type": "moved", "id": 7, "room": "c4c4c4c4", "seq": 12, "game": 1, "ply": 7, "move": "d", "cell": "d4", "by": "X", "status": {"state": "won", "winner": "X", "line": ["d1", "d2", "d3", "d4"]}}"#)
+        .expect("ok");
+    assert_eq!(moved.id, Some(RequestId::Number(7)));
+    let ServerMessage::Moved(event) = moved.message else {
+        panic!("moved")
+    };
+    assert_eq!(
+        (event.mv.as_str(), event.cell.as_str(), event.by, event.ply),
+        ("d", "d4", Mark::X, 7)
+    );
 }
 
 #[test]
@@ -298,6 +320,7 @@ fn every_message_round_trips() {
             mv: "c3".into(),
         },
         ClientMessage::Rematch { room: "r".into() },
+        ClientMessage::Sync { room: "r".into() },
         ClientMessage::Chat {
             room: "r".into(),
             text: "hi \"there\" ✓".into(),

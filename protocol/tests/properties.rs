@@ -37,7 +37,7 @@ fn value() -> impl Strategy<Value = Value> {
     })
 }
 
-const TYPES: [&str; 11] = [
+const TYPES: [&str; 12] = [
     "hello",
     "list_rooms",
     "create_room",
@@ -48,6 +48,7 @@ const TYPES: [&str; 11] = [
     "resign",
     "rematch",
     "chat",
+    "sync",
     "dance",
 ];
 const FIELDS: [&str; 14] = [

@@ -1,30 +1,92 @@
-//! AI moves computed off the async runtime: one blocking job per move, behind a semaphore
-//! sized to the cores, cancellable, and tagged so that a room can ignore a stale answer.
+//! AI moves computed off the async runtime, fairly: a cheap move never waits behind long
+//! searches, rooms take turns for the workers, and the time budget shrinks when more AI
+//! seats wait than there are workers.
+//!
+//! A job first runs a *probe*: a search of at most [`PROBE_NODES`] nodes, which answers at
+//! once whatever the engine settles quickly (a small board, a forced reply, a level that
+//! searches only a few plies). Probes have their own slots, so they never queue behind
+//! full searches, and the smallest board goes first, so a tic-tac-toe reply does not
+//! queue behind gomoku probes either. A job the probe cannot settle waits in its priority
+//! class (AI seats before analysis), where rooms are served round-robin, for one of
+//! `workers` search slots (the gates are in `gate`). Its search gets the configured budget scaled by `workers / waiting` when more
+//! seats wait than there are workers (but at least [`MIN_SHARE`]), so that a seat waits
+//! about one budget for its turn and at most about two overall; a running search is cut
+//! short (through its cancel flag, which makes the engine answer its best move so far)
+//! when the load grows after it started. A search the engine proves ends at once.
+//!
+//! Jobs are tagged so that a room can ignore a stale answer; the room cancels a job by
+//! its flag.
+
+mod gate;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use inarow_engine::{Ai, Limits, Move, Position};
-use tokio::sync::{Semaphore, mpsc};
+use inarow_protocol::RoomId;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
+
+use self::gate::{Gate, Rotation, Smallest};
+
+/// Nodes a probe may search. A search that ends below it finished on its own (proven, or
+/// at its level's depth) and its move stands; one that reaches it is cut, and the job
+/// queues for a full search. A few milliseconds on gomoku, one or two on Connect Four;
+/// the empty tic-tac-toe board is solved in under 200 nodes.
+pub(crate) const PROBE_NODES: u64 = 2_000;
+
+/// The least time a queued search is given however many seats wait: below it a search
+/// on a big board would play little better than the heuristic alone.
+pub(crate) const MIN_SHARE: Duration = Duration::from_millis(10);
 
 /// A room's tag for one AI job: the answer carries it back, so the room can tell the
 /// answer it waits for from a stale one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct JobId(pub(crate) u64);
 
+/// Which queue a job waits in; every job of [`Priority::Seat`] is served before any of
+/// [`Priority::Analysis`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Priority {
+    /// An AI seat's move: somebody waits for it.
+    Seat,
+    /// An analysis for a person (a hint): it may wait while AI seats play.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the class exists for the coming analyze request")
+    )]
+    Analysis,
+}
+
+impl Priority {
+    /// The number of classes.
+    const CLASSES: usize = 2;
+
+    fn index(self) -> usize {
+        match self {
+            Priority::Seat => 0,
+            Priority::Analysis => 1,
+        }
+    }
+}
+
 /// One move to compute.
 pub(crate) struct AiJob {
     /// The room's tag for this job; the answer carries it back.
     pub(crate) job_id: JobId,
+    /// The room asking: rooms take turns for the workers.
+    pub(crate) room: RoomId,
+    /// Which queue the job waits in.
+    pub(crate) priority: Priority,
     /// The player, with its transposition table; it travels into the job and back.
     pub(crate) ai: Box<Ai>,
     /// The position to move in.
     pub(crate) position: Position,
-    /// Time budget of the search.
+    /// Time budget of the search when the pool is idle; less when seats queue.
     pub(crate) move_time: Duration,
     /// Wait before searching (AI against AI, so that people can follow the game).
     pub(crate) pace: Duration,
@@ -42,22 +104,44 @@ pub(crate) struct AiDone {
     pub(crate) mv: Option<Move>,
 }
 
-/// Where AI jobs run: tracked tasks that wait for one of a fixed number of slots, then
-/// search on the blocking pool. Cloning shares the slots.
+/// Where AI jobs run: tracked tasks that probe, queue for one of a fixed number of search
+/// slots, then search on the blocking pool. Cloning shares the slots and the queues.
 #[derive(Clone)]
 pub(crate) struct AiPool {
-    /// One permit per search allowed to run at once, so searches cannot take every core
-    /// (or every blocking thread) however many AI seats there are.
-    slots: Arc<Semaphore>,
+    shared: Arc<Shared>,
     /// The server's tasks, so shutdown waits for jobs too.
     tracker: TaskTracker,
 }
 
+/// The gates every job of one pool goes through.
+struct Shared {
+    /// Probes run at once: as many as search slots, beside them, since each is short.
+    probes: Gate<Smallest>,
+    /// Full searches run at once, so searches cannot take every core (or every blocking
+    /// thread) however many AI seats there are. Its load (searches running plus seats
+    /// waiting) sets the share of the budget each search gets.
+    searches: Gate<Rotation>,
+}
+
+impl Shared {
+    /// The time a search of `budget` gets under `load`: all of it while every seat has a
+    /// worker, a `workers / load` share of it beyond, never below [`MIN_SHARE`].
+    fn share(&self, budget: Duration, load: usize) -> Duration {
+        let workers = self.searches.slots();
+        let scale = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        (budget * scale(workers) / scale(load.max(workers))).max(MIN_SHARE.min(budget))
+    }
+}
+
 impl AiPool {
-    /// A pool running at most `threads` searches at once (at least one).
-    pub(crate) fn new(threads: usize, tracker: TaskTracker) -> AiPool {
+    /// A pool running at most `workers` full searches at once (at least one), and as many
+    /// probes beside them.
+    pub(crate) fn new(workers: usize, tracker: TaskTracker) -> AiPool {
         AiPool {
-            slots: Arc::new(Semaphore::new(threads.max(1))),
+            shared: Arc::new(Shared {
+                probes: Gate::new(workers),
+                searches: Gate::new(workers),
+            }),
             tracker,
         }
     }
@@ -66,78 +150,168 @@ impl AiPool {
     /// `done`; nothing is sent if the room has gone (`done` closed) or `stop` was
     /// cancelled first.
     pub(crate) fn spawn(&self, job: AiJob, stop: CancellationToken, done: mpsc::Sender<AiDone>) {
-        let slots = self.slots.clone();
-        self.tracker
-            .spawn(run(job, slots, stop, done).instrument(tracing::Span::current()));
+        let shared = self.shared.clone();
+        self.tracker.spawn(
+            async move {
+                let job_id = job.job_id;
+                let answer = tokio::select! {
+                    answer = run(job, &shared) => answer,
+                    () = stop.cancelled() => return,
+                };
+                let (ai, mv) = match answer {
+                    Ok(answer) => answer,
+                    Err(e) => {
+                        tracing::error!(error = %e, "AI search failed");
+                        (None, None)
+                    }
+                };
+                let _ = done.send(AiDone { job_id, ai, mv }).await;
+            }
+            .instrument(tracing::Span::current()),
+        );
     }
 }
 
-/// Runs one job: pace, wait for a slot, search on the blocking pool, answer.
-async fn run(
-    job: AiJob,
-    slots: Arc<Semaphore>,
-    stop: CancellationToken,
-    done: mpsc::Sender<AiDone>,
-) {
+/// What a job gives back: the player (unless the search panicked) and its move.
+type Answer = (Option<Box<Ai>>, Option<Move>);
+
+/// Runs one job: pace, probe, and if the probe did not settle it, queue and search.
+async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinError> {
     let AiJob {
-        job_id,
+        room,
+        priority,
         ai,
         position,
         move_time,
         pace,
         cancel,
+        ..
     } = job;
     if !pace.is_zero() {
-        tokio::select! {
-            () = tokio::time::sleep(pace) => {}
-            () = stop.cancelled() => return,
-        }
+        tokio::time::sleep(pace).await;
     }
-    let permit = tokio::select! {
-        permit = slots.acquire_owned() => permit,
-        () = stop.cancelled() => return,
-    };
-    if cancel.load(Ordering::Relaxed) || permit.is_err() {
-        let _ = done
-            .send(AiDone {
-                job_id,
-                ai: Some(ai),
-                mv: None,
-            })
-            .await;
-        return;
+    if cancel.load(Ordering::Relaxed) {
+        return Ok((Some(ai), None));
     }
-    let limits = Limits {
-        time: Some(move_time),
-        nodes: None,
-        cancel: Some(cancel),
+    let probe = {
+        let mut pass = shared.probes.enter(position.rules().cells());
+        pass.ready().await;
+        let (position, cancel) = (position.clone(), cancel.clone());
+        tokio::task::spawn_blocking(move || {
+            run_at(Niceness::Normal);
+            let mut ai = ai;
+            let limits = Limits {
+                time: Some(move_time),
+                nodes: Some(PROBE_NODES),
+                cancel: Some(cancel),
+            };
+            let analysis = ai.analyze(&position, &limits);
+            // Every AI seat keeps its `Ai` for the life of the room, but only a few
+            // search at once: dropping the table after each search bounds table memory
+            // by the searches running (cores × 4 MiB) instead of by AI seats or by jobs
+            // waiting, which a client creating thousands of AI rooms could otherwise
+            // drive to tens of GiB.
+            ai.release_memory();
+            let settled = analysis.nodes < PROBE_NODES;
+            (ai, analysis.best, settled)
+        })
+        .await?
     };
-    let searched = tokio::task::spawn_blocking(move || {
+    let (ai, mv, settled) = probe;
+    if settled || cancel.load(Ordering::Relaxed) {
+        return Ok((Some(ai), mv));
+    }
+
+    let mut pass = shared.searches.enter((priority, room));
+    pass.ready().await;
+    if cancel.load(Ordering::Relaxed) {
+        return Ok((Some(ai), None));
+    }
+    let started = Instant::now();
+    let mut load = shared.searches.load();
+    let stop = cancel.clone();
+    let mut search = tokio::task::spawn_blocking(move || {
+        run_at(Niceness::Idle);
         let mut ai = ai;
+        let limits = Limits {
+            time: Some(move_time),
+            nodes: None,
+            cancel: Some(stop),
+        };
         let mv = ai.choose(&position, &limits);
-        // Every AI seat keeps its `Ai` for the life of the room, but only `ai_threads`
-        // search at once: dropping the table after each move bounds table memory by
-        // the searches running (cores × 4 MiB) instead of by AI seats, which a client
-        // creating thousands of AI rooms could otherwise drive to tens of GiB.
         ai.release_memory();
         (ai, mv)
-    })
-    .await;
-    drop(permit);
-    let answer = match searched {
-        Ok((ai, mv)) => AiDone {
-            job_id,
-            ai: Some(ai),
-            mv,
-        },
-        Err(e) => {
-            tracing::error!(error = %e, "AI search failed");
-            AiDone {
-                job_id,
-                ai: None,
-                mv: None,
+    });
+    let searched = loop {
+        let deadline = started + shared.share(move_time, *load.borrow_and_update());
+        tokio::select! {
+            searched = &mut search => break searched,
+            () = tokio::time::sleep_until(deadline) => {
+                // The engine answers its best move so far; wait for it.
+                cancel.store(true, Ordering::Relaxed);
+                break search.await;
+            }
+            changed = load.changed() => {
+                if changed.is_err() {
+                    break search.await;
+                }
             }
         }
     };
-    let _ = done.send(answer).await;
+    drop(pass);
+    let (ai, mv) = searched?;
+    Ok((Some(ai), mv))
 }
+
+/// How a blocking-pool thread runs AI work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Niceness {
+    /// Probes: short, and a person may be waiting on one.
+    Normal,
+    /// Full searches: in the `SCHED_IDLE` class, they use CPU that nothing else wants
+    /// and never delay the runtime's threads, which carry every person's moves.
+    Idle,
+}
+
+/// Puts the calling thread (one of tokio's blocking pool, which in this server runs only
+/// AI work) in the class `niceness` asks for, if it is not there already. Only on Linux;
+/// elsewhere, or if the system refuses, the thread stays as it is (an unprivileged
+/// process may not leave `SCHED_IDLE` again: its probes then run idle too).
+fn run_at(niceness: Niceness) {
+    thread_local! {
+        static CURRENT: std::cell::Cell<Niceness> = const { std::cell::Cell::new(Niceness::Normal) };
+    }
+    if CURRENT.with(std::cell::Cell::get) == niceness {
+        return;
+    }
+    #[cfg(target_os = "linux")]
+    {
+        use thread_priority::{
+            NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue, ThreadSchedulePolicy,
+            set_thread_priority_and_policy, thread_native_id,
+        };
+        let (policy, priority) = match niceness {
+            // 48 of the crate's 0..=99 scale is nice 0, the default.
+            Niceness::Normal => match ThreadPriorityValue::try_from(48u8) {
+                Ok(value) => (
+                    NormalThreadSchedulePolicy::Other,
+                    ThreadPriority::Crossplatform(value),
+                ),
+                Err(_) => return,
+            },
+            Niceness::Idle => (NormalThreadSchedulePolicy::Idle, ThreadPriority::Min),
+        };
+        let set = set_thread_priority_and_policy(
+            thread_native_id(),
+            priority,
+            ThreadSchedulePolicy::Normal(policy),
+        );
+        match set {
+            Ok(()) => CURRENT.with(|current| current.set(niceness)),
+            Err(e) => tracing::debug!(error = ?e, ?niceness, "AI thread priority unchanged"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

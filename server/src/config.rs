@@ -51,11 +51,15 @@ pub struct Config {
     pub max_name_chars: usize,
     /// Longest chat line, in characters.
     pub max_chat_chars: usize,
-    /// Time budget of one AI move.
+    /// The most time one AI move may take (with the pool idle). When more AI seats wait
+    /// than there are `ai_threads`, each search gets a share of it (`ai_threads / waiting`,
+    /// at least 10 ms), so no seat waits much more than twice this; a search the engine
+    /// proves ends at once.
     pub ai_move_time: Duration,
     /// Minimum time before each move when both seats are AI, so spectators can follow.
     pub ai_pace: Duration,
-    /// AI searches run at once (the semaphore in front of the blocking pool).
+    /// Full AI searches run at once (the search slots in front of the blocking pool);
+    /// as many quick probes may run beside them.
     pub ai_threads: usize,
     /// How long a dropped player's seats are held for them to reconnect.
     pub reconnect_grace: Duration,

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use inarow_protocol::{
-    ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, RoomId,
+    ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSIONS, RequestId, RoomId,
     ServerMessage, SessionId, decode_client,
 };
 use tracing::Instrument;
@@ -100,6 +100,7 @@ impl Route {
             ClientMessage::Resign { room } => (room, Request::Resign),
             ClientMessage::Rematch { room } => (room, Request::Rematch),
             ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
+            ClientMessage::Sync { room } => (room, Request::Sync),
         };
         Route::Room(room, request)
     }
@@ -311,8 +312,12 @@ impl Handler {
         token: Option<&str>,
         id: Option<RequestId>,
     ) -> Option<Bye> {
-        if protocol != PROTOCOL_VERSION {
-            let message = format!("this server speaks protocol {PROTOCOL_VERSION}, not {protocol}");
+        if !PROTOCOL_VERSIONS.contains(&protocol) {
+            let spoken: Vec<String> = PROTOCOL_VERSIONS.iter().map(u32::to_string).collect();
+            let message = format!(
+                "this server speaks protocol versions {}, not {protocol}",
+                spoken.join(" and ")
+            );
             self.error(id, ErrorCode::UnsupportedProtocol, message.clone());
             return Some(Bye::new(ByeReason::UnsupportedProtocol, message));
         }
@@ -332,7 +337,7 @@ impl Handler {
                 return Some(Bye::new(ByeReason::TooManySessions, refused.to_string()));
             }
         };
-        self.peer = self.peer.reissued(opened.attachment);
+        self.peer = self.peer.reissued(opened.attachment, protocol);
         if let Some(old) = &opened.replaced {
             old.kick(ByeReason::Replaced);
         }
@@ -343,7 +348,7 @@ impl Handler {
         tracing::info!(resumed = opened.resumed, "session opened");
         self.send(
             ServerMessage::Welcome {
-                protocol: PROTOCOL_VERSION,
+                protocol,
                 session: opened.session,
                 token: opened.token,
                 server: SERVER_NAME.to_owned(),

@@ -10,7 +10,9 @@
 //! - `connection` is that task's transport (handshake, frames, deadlines, close codes)
 //!   and `dispatch` what its messages mean (`hello`, lobby, room requests);
 //! - `room` runs one actor task per room around a plain state machine (`room::table`),
-//!   with AI searches on the blocking pool behind a semaphore (`ai_worker`);
+//!   with AI searches on the blocking pool (`ai_worker`: a quick probe answers cheap
+//!   moves at once, the rest share a few search slots fairly, AI seats before analyses,
+//!   rooms in turn, budgets shrinking under load);
 //! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
 //!   `state` what all tasks share.
 //!

@@ -59,12 +59,16 @@ impl Attachment {
 pub(crate) struct Peer {
     /// The connection's attachment to its session.
     pub(crate) attachment: Attachment,
+    /// The protocol version the connection's `hello` asked for: rooms send a version 2
+    /// connection `moved` after a move, and a version 1 connection the whole snapshot.
+    pub(crate) protocol: u32,
     outbound: mpsc::Sender<Message>,
     kick: Arc<Kick>,
 }
 
 impl Peer {
-    /// A handle on a connection's queue and kick switch.
+    /// A handle on a connection's queue and kick switch, speaking the oldest protocol
+    /// until `hello` says otherwise ([`Peer::reissued`]).
     pub(crate) fn new(
         attachment: Attachment,
         outbound: mpsc::Sender<Message>,
@@ -72,17 +76,24 @@ impl Peer {
     ) -> Peer {
         Peer {
             attachment,
+            protocol: inarow_protocol::PROTOCOL_VERSIONS[0],
             outbound,
             kick,
         }
     }
 
-    /// The same connection under another attachment.
-    pub(crate) fn reissued(&self, attachment: Attachment) -> Peer {
+    /// The same connection under another attachment, speaking `protocol`.
+    pub(crate) fn reissued(&self, attachment: Attachment, protocol: u32) -> Peer {
         Peer {
             attachment,
+            protocol,
             ..self.clone()
         }
+    }
+
+    /// Whether the connection takes `moved` events instead of a snapshot after a move.
+    pub(crate) fn lean(&self) -> bool {
+        self.protocol >= 2
     }
 
     /// Queues an already encoded text frame without waiting. A full queue means the

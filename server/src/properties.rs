@@ -38,6 +38,7 @@ fn documented(request: &Request) -> &'static [ErrorCode] {
         Request::Resign => &[NotInRoom, NotAPlayer, GameNotInProgress],
         Request::Rematch => &[NotInRoom, NotAPlayer, GameInProgress],
         Request::Chat { .. } => &[NotInRoom, InvalidChat],
+        Request::Sync => &[NotInRoom],
     }
 }
 
@@ -70,6 +71,7 @@ fn input() -> impl Strategy<Value = String> {
             "resign",
             "rematch",
             "chat",
+            "sync",
             "create_room",
             "hello",
             "list_rooms",

@@ -1,9 +1,9 @@
-//! The one place where engine types become wire types: marks, levels, rules, statuses and
-//! whole room snapshots.
+//! The one place where engine types become wire types: marks, levels, rules, statuses,
+//! whole room snapshots and `moved` events.
 
 use inarow_engine::{self as engine, Cell, Position};
 use inarow_protocol::{
-    self as wire, GameStatus, Mark, RoomId, RoomSnapshot, RoomSummary, SeatInfo,
+    self as wire, GameStatus, Mark, MoveEvent, RoomId, RoomSnapshot, SeatInfo, ServerMessage,
 };
 
 /// The wire mark of an engine player.
@@ -141,16 +141,27 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
     }
 }
 
-/// The lobby's view of a room.
-pub(crate) fn summary(snapshot: &RoomSnapshot) -> RoomSummary {
-    RoomSummary {
-        id: snapshot.id.clone(),
-        name: snapshot.name.clone(),
-        rules: snapshot.rules,
-        seats: snapshot.seats.clone(),
-        status: snapshot.status.clone(),
-        spectators: u32::try_from(snapshot.spectators.len()).unwrap_or(u32::MAX),
-    }
+/// The `moved` event of the last move of `position`, as event `seq` of room `id`, with the
+/// room's `status` after it; `None` before the first move.
+pub(crate) fn moved(
+    id: &RoomId,
+    seq: u64,
+    game: u32,
+    position: &Position,
+    status: GameStatus,
+) -> Option<ServerMessage> {
+    let mv = position.history().last()?;
+    let cell = position.last_cell()?;
+    Some(ServerMessage::Moved(MoveEvent {
+        room: id.clone(),
+        seq,
+        game,
+        ply: u32::try_from(position.ply()).unwrap_or(u32::MAX),
+        mv: mv.to_string(),
+        cell: cell.to_string(),
+        by: mark(position.get(cell)?),
+        status,
+    }))
 }
 
 #[cfg(test)]
@@ -227,9 +238,6 @@ mod tests {
                 gravity: false
             }
         );
-        let sum = summary(&s);
-        assert_eq!(sum.spectators, 1);
-        assert_eq!(sum.status, s.status);
     }
 
     #[test]
@@ -275,5 +283,28 @@ mod tests {
         assert_eq!(s.last_move.as_deref(), Some("e1"));
         assert_eq!(s.moves, vec!["d", "d", "e"]);
         assert_eq!(s.legal_moves.len(), 7);
+    }
+
+    #[test]
+    fn moved_names_the_column_the_cell_and_the_mover() {
+        let id = RoomId::from("abc");
+        let mut p = Position::new(Rules::connect4());
+        assert_eq!(moved(&id, 1, 1, &p, GameStatus::Waiting), None);
+        play(&mut p, &["d", "d"]);
+        let status = GameStatus::Playing { turn: Mark::X };
+        let event = moved(&id, 4, 2, &p, status.clone());
+        assert_eq!(
+            event,
+            Some(ServerMessage::Moved(MoveEvent {
+                room: id,
+                seq: 4,
+                game: 2,
+                ply: 2,
+                mv: "d".into(),
+                cell: "d2".into(),
+                by: Mark::O,
+                status,
+            }))
+        );
     }
 }

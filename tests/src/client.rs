@@ -1,6 +1,12 @@
 //! A WebSocket client of the test server: sends frames, pairs requests with replies, waits
 //! (always under [`RECV_TIMEOUT`]) for the frame or room state a test needs, and remembers
 //! every room snapshot and chat line it saw so tests can compare clients.
+//!
+//! It speaks protocol 2 unless told otherwise ([`Client::set_protocol`]): each `moved`
+//! event is applied to the room's last snapshot with the terminal client's
+//! `inarow::board::apply_moved` and handed to the test as the `room` snapshot it makes, so
+//! tests read the same snapshots in either version, and comparing a version 1 client's
+//! snapshots with a version 2 client's checks the rule that applies `moved`.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -29,7 +35,7 @@ pub struct Welcome {
     pub resumed: bool,
     /// The server's name and version.
     pub server: String,
-    /// The protocol version the server speaks.
+    /// The protocol version of the connection (the one `hello` asked for).
     pub protocol: u32,
 }
 
@@ -74,6 +80,10 @@ pub struct Client {
     history: Vec<ServerMessage>,
     /// WebSocket pings read (tungstenite answers them itself).
     pings: usize,
+    /// The protocol version `hello` asks for.
+    protocol: u32,
+    /// `moved` events received (each handed on as the snapshot it makes).
+    moves: usize,
 }
 
 /// One item read from the socket.
@@ -92,7 +102,20 @@ impl Client {
             welcome: None,
             history: Vec::new(),
             pings: 0,
+            protocol: PROTOCOL_VERSION,
+            moves: 0,
         }
+    }
+
+    /// Makes the next `hello` ask for protocol `version` (the default is
+    /// [`PROTOCOL_VERSION`]).
+    pub fn set_protocol(&mut self, version: u32) {
+        self.protocol = version;
+    }
+
+    /// How many `moved` events the server has sent us (read so far).
+    pub fn moves_received(&self) -> usize {
+        self.moves
     }
 
     /// Connects to `ws://addr`; fails the test if the WebSocket handshake does not complete.
@@ -185,7 +208,7 @@ impl Client {
     /// carrying the request id arrives.
     pub async fn hello_with(&mut self, name: &str, token: Option<String>) -> Welcome {
         let hello = ClientMessage::Hello {
-            protocol: PROTOCOL_VERSION,
+            protocol: self.protocol,
             name: name.to_owned(),
             token,
         };
@@ -351,6 +374,7 @@ impl Client {
                 Some(Err(error)) => return Some(Incoming::Failed(error.to_string())),
                 Some(Ok(Message::Text(text))) => match decode_server(text.as_str()) {
                     Ok(frame) => {
+                        let frame = self.apply_moved(frame);
                         if let ServerMessage::Room { .. } | ServerMessage::Chat { .. } =
                             &frame.message
                         {
@@ -377,6 +401,39 @@ impl Client {
                     bytes.len()
                 ),
             }
+        }
+    }
+
+    /// A `moved` frame as the snapshot it makes of the room's last one; any other frame as
+    /// it is. The server never leaves a gap, so a move that does not follow fails the test.
+    fn apply_moved(&mut self, frame: ServerFrame) -> ServerFrame {
+        let ServerMessage::Moved(event) = frame.message else {
+            return frame;
+        };
+        self.moves += 1;
+        let mut last = self
+            .latest(&event.room)
+            .unwrap_or_else(|| panic!("{}: a move in a room never seen: {event:?}", self.label));
+        // Chat lines since the snapshot moved the room's seq on.
+        let seen = self.seqs(&event.room).last().copied().unwrap_or(last.seq);
+        assert_eq!(
+            event.seq,
+            seen + 1,
+            "{}: the move {event:?} leaves a gap after seq {seen}",
+            self.label
+        );
+        last.seq = seen;
+        let Some(next) = inarow::board::apply_moved(&last, &event) else {
+            panic!(
+                "{}: the move {event:?} does not follow the last snapshot {last:?}",
+                self.label
+            )
+        };
+        ServerFrame {
+            message: ServerMessage::Room {
+                room: Box::new(next),
+            },
+            id: frame.id,
         }
     }
 

@@ -516,3 +516,39 @@ async fn human_games_go_on_while_ais_think_in_other_rooms() {
     }
     server.shutdown().await;
 }
+
+/// Issue 8: with one search slot, two gomoku AI seats thinking for a long time, and a
+/// tic-tac-toe AI seat asked after them, the tic-tac-toe reply comes first. Judged by the
+/// order of events on one connection, never by time: the gomoku budget is far beyond the
+/// receive timeout, so first-come-first-served would fail by timing out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cheap_ai_move_does_not_wait_for_long_searches_in_other_rooms() {
+    let server = TestServer::start(Config {
+        ai_threads: 1,
+        ai_move_time: Duration::from_secs(120),
+        ..fast_config()
+    })
+    .await;
+    let mut ann = server.lobby("Ann").await;
+    let gomoku = inarow_protocol::RulesSpec::Preset("gomoku".into());
+    let mut long = Vec::new();
+    for _ in 0..2 {
+        let room = ann
+            .create_room(gomoku.clone(), plan(SeatRequest::Me, perfect_ai()), true)
+            .await;
+        let after = ann.play(&room.id, 0, "h8").await;
+        assert!(ai_thinking(&after), "{after:?}");
+        long.push(room.id);
+    }
+    let quick = ann
+        .create_room(tictactoe(), plan(SeatRequest::Me, perfect_ai()), true)
+        .await;
+    ann.play(&quick.id, 0, "b2").await;
+    let reply = ann.reach_room(&quick.id, |s| s.ply == 2).await;
+    assert_eq!(reply.status, GameStatus::Playing { turn: Mark::X });
+    for room in &long {
+        let latest = ann.latest(room).expect("seen");
+        assert_eq!(latest.ply, 1, "the gomoku AI answered first: {latest:?}");
+    }
+    server.shutdown().await;
+}

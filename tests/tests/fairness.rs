@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use inarow_e2e::{Client, Config, TestServer, assert_won, fast_config, take_turns};
 use inarow_protocol::{
-    ByeReason, ClientMessage, ErrorCode, GameStatus, Mark, SeatChoice, ServerMessage,
+    ByeReason, ClientMessage, ErrorCode, GameStatus, Mark, PROTOCOL_VERSION, SeatChoice,
+    ServerMessage,
 };
 
 const FLOODER: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
@@ -105,8 +106,29 @@ async fn a_room_flooder_meets_its_own_cap_while_others_create_rooms_and_play() {
         flood.close().await;
     }
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    let mut again = Client::connect_from(addr, FLOODER, "flood again").await;
-    again.hello("flood again").await;
+    // The server frees an address's connection slots only once it has wound each socket
+    // down, a moment after the client's close: until then a new connection is refused.
+    let mut again = loop {
+        let mut again = Client::connect_from(addr, FLOODER, "flood again").await;
+        let hello = ClientMessage::Hello {
+            protocol: PROTOCOL_VERSION,
+            name: "flood again".to_owned(),
+            token: None,
+        };
+        again.request(hello).await;
+        match again.recv().await.message {
+            ServerMessage::Welcome { .. } => break again,
+            ServerMessage::Error {
+                code: ErrorCode::TooManyConnections,
+                ..
+            } => assert!(
+                tokio::time::Instant::now() < deadline,
+                "the flooder's connections were never released"
+            ),
+            other => panic!("flood again: expected welcome, got {other:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     let mut total = 0;
     loop {
         let (created, refusal) = create_until_refused(&mut again).await;

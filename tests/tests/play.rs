@@ -419,3 +419,81 @@ async fn two_joins_racing_for_one_seat_get_one_seat() {
     }
     eprintln!("play: join races won by the first {one_won}, by the second {two_won}");
 }
+
+/// Version 1 and version 2 clients in one room: a version 2 client gets `moved` events and
+/// the harness applies them (with the terminal client's rule); the snapshots that makes
+/// must be the very snapshots version 1 clients receive, seq for seq, through human moves,
+/// AI moves (the `thinking` flag), chat lines and the end of the game. `sync` repeats the
+/// current snapshot to the requester alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_1_and_2_clients_see_the_same_snapshots() {
+    use inarow_protocol::{Level, RulesSpec};
+    use rand::SeedableRng;
+
+    let server = TestServer::start(fast_config()).await;
+    let mut ann = server.lobby("Ann").await;
+    let mut old = server.connect("Old").await;
+    old.set_protocol(1);
+    assert_eq!(old.hello("Old").await.protocol, 1);
+    let mut sam = server.lobby("Sam").await;
+
+    // Humans, with gravity: Ann (2) against Old (1), watched by Sam (2).
+    let created = ann
+        .create_room(
+            RulesSpec::Preset("connect4".into()),
+            plan(SeatRequest::Me, SeatRequest::Open),
+            false,
+        )
+        .await;
+    let room = created.id.clone();
+    sam.join(&room, None).await;
+    let start = old.join(&room, Some(SeatChoice::O)).await;
+    ann.call(ClientMessage::Chat {
+        room: room.clone(),
+        text: "good luck".into(),
+    })
+    .await;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(8);
+    let mut rng_o = rand::rngs::SmallRng::seed_from_u64(9);
+    let ann_start = ann
+        .reach_room(&room, |s| {
+            s.ply == 0 && !s.spectators.is_empty() && s.seats[1].occupant != Occupant::Empty
+        })
+        .await;
+    let (a, b) = tokio::join!(
+        ann.play_randomly(ann_start, Mark::X, &mut rng),
+        old.play_randomly(start, Mark::O, &mut rng_o)
+    );
+    assert!(a.status.is_over() && a.ply == b.ply, "{a:?} {b:?}");
+    sam.reach_room(&room, |s| s.status.is_over()).await;
+    assert!(ann.moves_received() >= usize::try_from(a.ply).expect("small"));
+    assert_eq!(old.moves_received(), 0, "version 1 gets snapshots only");
+    assert_same_story(&room, &[&ann, &old, &sam]);
+
+    // `sync` answers the requester alone, repeating the current seq.
+    let synced = ann
+        .call_room(ClientMessage::Sync { room: room.clone() })
+        .await;
+    assert_eq!(synced, a);
+
+    // An AI seat: Old (1) watches Ann (2) play a medium AI; `thinking` must agree.
+    let vs_ai = ann
+        .create_room(
+            RulesSpec::Preset("connect4".into()),
+            plan(
+                SeatRequest::Me,
+                SeatRequest::Ai {
+                    level: Level::Medium,
+                },
+            ),
+            false,
+        )
+        .await;
+    let ai_room = vs_ai.id.clone();
+    old.join(&ai_room, None).await;
+    let start = ann.reach_room(&ai_room, |s| s.spectators.len() == 1).await;
+    let end = ann.play_randomly(start, Mark::X, &mut rng).await;
+    old.reach_room(&ai_room, |s| s.ply == end.ply && s.status.is_over())
+        .await;
+    assert_same_story(&ai_room, &[&ann, &old]);
+}

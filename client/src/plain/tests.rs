@@ -3,7 +3,7 @@
 use inarow_protocol::{ErrorCode, Mark, Rules, RulesSpec, SeatPlan, SeatRequest, ServerFrame};
 
 use super::*;
-use crate::board::tests::{C4, TTT, session, snapshot};
+use crate::board::tests::{C4, TTT, move_event, session, snapshot};
 use crate::words::status_text;
 
 fn welcomed(startup: Startup) -> (Plain, Step) {
@@ -273,4 +273,55 @@ fn full_room_falls_back_to_watching() {
             seat: None
         }
     );
+}
+
+#[test]
+fn a_move_is_printed_as_the_board_it_makes_and_a_gap_asks_for_the_room() {
+    let (mut plain, _) = welcomed(Startup::Lobby);
+    let step = plain.on_line("join abcd2345");
+    let snap = snapshot(
+        TTT,
+        &["...", "...", "..."],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let seq = snap.seq;
+    reply(
+        &mut plain,
+        &step,
+        ServerMessage::Room {
+            room: Box::new(snap),
+        },
+    );
+    let moved = |seq, ply, mv: &str, by, turn| {
+        let event = move_event(seq, ply, mv, by, GameStatus::Playing { turn });
+        NetEvent::Frame(ServerFrame::from(ServerMessage::Moved(event)))
+    };
+    let out = plain.on_net(moved(seq + 1, 1, "b2", Mark::X, Mark::O));
+    assert!(out.lines.iter().any(|l| l == " 2 . X ."), "{out:?}");
+    assert!(out.send.is_empty());
+    // seq + 2 went missing: nothing printed, the room asked for.
+    let out = plain.on_net(moved(seq + 3, 3, "c3", Mark::X, Mark::O));
+    assert!(out.lines.is_empty(), "{out:?}");
+    assert_eq!(
+        out.send[0].message,
+        ClientMessage::Sync {
+            room: "abcd2345".into()
+        }
+    );
+    let mut fresh = snapshot(
+        TTT,
+        &["..X", ".X.", "O.."],
+        GameStatus::Playing { turn: Mark::O },
+    );
+    fresh.seq = seq + 3;
+    let out = reply(
+        &mut plain,
+        &out,
+        ServerMessage::Room {
+            room: Box::new(fresh),
+        },
+    );
+    assert!(out.lines.iter().any(|l| l == " 3 . . X"), "{out:?}");
+    let step = plain.on_line("play a2");
+    assert!(step.send.is_empty(), "O's turn now: the move waits");
 }

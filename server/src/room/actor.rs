@@ -1,31 +1,28 @@
 //! The room actor: the task that owns a room's [`Table`], feeds it commands and AI
 //! answers, starts and cancels the AI jobs it asks for, and fans out what changed.
 //!
-//! Every change is followed by one snapshot to everyone in the room, built and sent by
-//! the actor itself, so everybody sees the same events in the same order.
+//! Every change is followed by one event to everyone in the room, built and sent by the
+//! actor itself, so everybody sees the same events in the same order: a snapshot, or after
+//! a move a `moved` event (a snapshot for protocol 1 connections) with the same `seq`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use inarow_protocol::{RequestId, RoomId, ServerMessage, SessionId};
+use inarow_protocol::{RequestId, RoomId, RoomSnapshot, ServerMessage, SessionId};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::fanout::Audience;
+use super::fanout::{Audience, Requester};
 use super::table::{AiAnswer, Outcome, Table};
 use super::{Command, Context, Member};
-use crate::ai_worker::{AiDone, AiJob, JobId};
+use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::room_spec::RoomSpec;
-use crate::snapshot;
 
 /// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
 /// slots cover the cancelled ones still finishing.
 const AI_ANSWERS: usize = 4;
-
-/// A requester and the id its answer carries.
-type Requester = Option<(SessionId, Option<RequestId>)>;
 
 /// The actor: owns everything about one room.
 pub(super) struct RoomActor {
@@ -128,6 +125,7 @@ impl RoomActor {
                 }
                 let answer = result.map(|outcome| match outcome {
                     Outcome::Changed => self.after_change(Some((session, id))),
+                    Outcome::Moved => self.after_move(Some((session, id))),
                     Outcome::Unchanged => self.send_snapshot_to(session, id),
                     Outcome::Left => self.after_change(None),
                     Outcome::Chat(line) => {
@@ -190,10 +188,41 @@ impl RoomActor {
     /// everybody the new snapshot (the requester's copy carrying its request id).
     fn after_change(&mut self, requester: Requester) {
         self.start_ai();
+        self.report_game_over();
+        self.broadcast(requester);
+    }
+
+    /// After a move: as [`RoomActor::after_change`], but everybody gets the move rather
+    /// than a whole snapshot (protocol 1 connections still get the snapshot).
+    fn after_move(&mut self, requester: Requester) {
+        self.start_ai();
+        self.report_game_over();
+        let Some(moved) = self.table.next_moved() else {
+            self.broadcast(requester);
+            return;
+        };
+        let table = &self.table;
+        let dropped =
+            self.audience
+                .broadcast_move(moved, || room_message(table.snapshot()), requester);
+        self.publish();
+        if !dropped.is_empty() {
+            self.drop_connections(dropped);
+            self.broadcast(None);
+        }
+    }
+
+    fn report_game_over(&mut self) {
         if let Some(result) = self.table.game_over() {
             tracing::info!(game = self.table.game(), ?result, "game over");
         }
-        self.broadcast(requester);
+    }
+
+    /// Updates the room's listing in the lobby.
+    fn publish(&self) {
+        self.context
+            .lobby
+            .publish(self.table.id(), self.table.summary());
     }
 
     /// Sends a new snapshot to everybody connected and updates the lobby's listing. A
@@ -201,13 +230,9 @@ impl RoomActor {
     /// repeats until everyone took it.
     fn broadcast(&mut self, mut requester: Requester) {
         loop {
-            let snapshot = self.table.next_snapshot();
-            let summary = (!self.table.private()).then(|| snapshot::summary(&snapshot));
-            let message = ServerMessage::Room {
-                room: Box::new(snapshot),
-            };
+            let message = room_message(self.table.next_snapshot());
             let dropped = self.audience.broadcast(message, requester.take());
-            self.context.lobby.publish(self.table.id(), summary);
+            self.publish();
             if dropped.is_empty() {
                 return;
             }
@@ -217,9 +242,7 @@ impl RoomActor {
 
     /// Sends the current snapshot to one member (nothing changed for the others).
     fn send_snapshot_to(&mut self, session: SessionId, id: Option<RequestId>) {
-        let message = ServerMessage::Room {
-            room: Box::new(self.table.snapshot()),
-        };
+        let message = room_message(self.table.snapshot());
         if !self.audience.send_to(session, message, id) {
             self.drop_connections(vec![session]);
             self.after_change(None);
@@ -235,6 +258,8 @@ impl RoomActor {
         let cancel = Arc::new(AtomicBool::new(false));
         let job = AiJob {
             job_id: start.job,
+            room: self.table.id().clone(),
+            priority: Priority::Seat,
             ai: start.ai,
             position: start.position,
             move_time: config.ai_move_time,
@@ -274,14 +299,20 @@ impl RoomActor {
         self.forget_stale_ai();
         match answer {
             AiAnswer::Stale => {}
-            AiAnswer::Played => self.after_change(None),
+            AiAnswer::Played => self.after_move(None),
             AiAnswer::Substituted(answer) => {
                 // The search should always find a legal move while the game is on.
                 tracing::warn!(?answer, "AI gave no legal move; played the first legal one");
-                self.after_change(None);
+                self.after_move(None);
             }
             AiAnswer::Stuck => tracing::warn!("AI answered in a game with no legal move"),
         }
+    }
+}
+
+fn room_message(snapshot: RoomSnapshot) -> ServerMessage {
+    ServerMessage::Room {
+        room: Box::new(snapshot),
     }
 }
 

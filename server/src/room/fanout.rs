@@ -1,23 +1,68 @@
 //! Fan-out: the connections of a room's connected members, and delivery of one event to
-//! all of them, encoded once rather than once per recipient.
+//! all of them, encoded once per protocol version that needs it rather than once per
+//! recipient.
 //!
 //! Delivery never waits: each connection has a bounded queue that is filled with
 //! `try_send`, and a connection whose queue is full is reported so the room can drop it.
 
 use std::collections::HashMap;
 
-use inarow_protocol::{RequestId, ServerFrame, ServerMessage, SessionId, encode};
+use inarow_protocol::{RequestId, ServerMessage, SessionId, encode};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::Member;
 use super::table::Table;
 use crate::peer::Peer;
 
+/// Who caused an event, and the id its copy must carry.
+pub(super) type Requester = Option<(SessionId, Option<RequestId>)>;
+
 /// The connections through which a room reaches its members, kept in line with the
 /// table's record of who is connected under which attachment.
 #[derive(Default)]
 pub(super) struct Audience {
     peers: HashMap<SessionId, Peer>,
+}
+
+/// One message encoded once: the text everybody gets, and the requester's copy carrying
+/// its request id.
+struct Encoded {
+    common: Utf8Bytes,
+    own: Option<(SessionId, Utf8Bytes)>,
+}
+
+impl Encoded {
+    fn new(message: ServerMessage, requester: &Requester) -> Encoded {
+        let common = encode(&inarow_protocol::ServerFrame::from(message));
+        let own = match requester {
+            Some((session, Some(id))) => Some((*session, Utf8Bytes::from(with_id(&common, id)))),
+            _ => None,
+        };
+        Encoded {
+            common: Utf8Bytes::from(common),
+            own,
+        }
+    }
+
+    /// The text for `session`: a cheap clone of a shared buffer.
+    fn for_session(&self, session: SessionId) -> Utf8Bytes {
+        match &self.own {
+            Some((requester, text)) if *requester == session => text.clone(),
+            _ => self.common.clone(),
+        }
+    }
+}
+
+/// `frame`, an encoded JSON object, with an `id` field added in front: the requester's
+/// copy without encoding the message a second time (a snapshot is the bulk of the work).
+fn with_id(frame: &str, id: &RequestId) -> String {
+    let id = encode(id);
+    match frame.strip_prefix('{') {
+        Some("}") => format!("{{\"id\":{id}}}"),
+        Some(rest) => format!("{{\"id\":{id},{rest}"),
+        // Every server frame encodes to an object; stay correct if that ever changes.
+        None => frame.to_owned(),
+    }
 }
 
 impl Audience {
@@ -35,29 +80,42 @@ impl Audience {
     }
 
     /// Queues `message` to everybody; the requester's copy carries its request id when
-    /// it has one (encoded a second time, for that one recipient only). Returns the
-    /// members whose connection could not take it.
-    pub(super) fn broadcast(
+    /// it has one. Returns the members whose connection could not take it.
+    pub(super) fn broadcast(&self, message: ServerMessage, requester: Requester) -> Vec<SessionId> {
+        let encoded = Encoded::new(message, &requester);
+        self.deliver(|session, _| encoded.for_session(session))
+    }
+
+    /// Queues a move to everybody: `moved` to protocol 2 connections, and the snapshot
+    /// that `full` builds (only if somebody needs it) to protocol 1 connections. As
+    /// [`Audience::broadcast`] otherwise.
+    pub(super) fn broadcast_move(
         &self,
-        message: ServerMessage,
-        requester: Option<(SessionId, Option<RequestId>)>,
+        moved: ServerMessage,
+        full: impl FnOnce() -> ServerMessage,
+        requester: Requester,
     ) -> Vec<SessionId> {
-        let mut frame = ServerFrame { message, id: None };
-        let common = Utf8Bytes::from(encode(&frame));
-        let own = match requester {
-            Some((session, Some(id))) => {
-                frame.id = Some(id);
-                Some((session, Utf8Bytes::from(encode(&frame))))
-            }
-            _ => None,
-        };
+        let lean = Encoded::new(moved, &requester);
+        let full = self
+            .peers
+            .values()
+            .any(|peer| !peer.lean())
+            .then(|| Encoded::new(full(), &requester));
+        self.deliver(|session, peer| match &full {
+            Some(full) if !peer.lean() => full.for_session(session),
+            _ => lean.for_session(session),
+        })
+    }
+
+    /// Queues to every connection the text `text_for` gives it; returns the members whose
+    /// connection could not take it.
+    fn deliver(&self, text_for: impl Fn(SessionId, &Peer) -> Utf8Bytes) -> Vec<SessionId> {
         let mut dropped = Vec::new();
         for (session, peer) in &self.peers {
-            let text = match &own {
-                Some((requester, text)) if requester == session => text.clone(),
-                _ => common.clone(),
-            };
-            if peer.send_raw(Message::Text(text)).is_err() {
+            if peer
+                .send_raw(Message::Text(text_for(*session, peer)))
+                .is_err()
+            {
                 dropped.push(*session);
             }
         }
@@ -75,5 +133,27 @@ impl Audience {
         self.peers
             .get(&session)
             .is_none_or(|peer| peer.send(message, id).is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use inarow_protocol::{ServerFrame, decode_server};
+
+    use super::*;
+
+    #[test]
+    fn the_requesters_copy_is_the_frame_with_its_id() {
+        let message = ServerMessage::Left { room: "abc".into() };
+        let common = encode(&ServerFrame::from(message.clone()));
+        for id in [RequestId::Number(7), RequestId::Text("a\"b".into())] {
+            let spliced = decode_server(&with_id(&common, &id)).expect("decodes");
+            let expected = ServerFrame {
+                message: message.clone(),
+                id: Some(id),
+            };
+            assert_eq!(spliced, expected);
+        }
+        assert_eq!(with_id("{}", &RequestId::Number(1)), r#"{"id":1}"#);
     }
 }

@@ -70,6 +70,8 @@ pub(crate) enum Request {
         /// The line.
         text: String,
     },
+    /// Send me the current snapshot (I missed an event).
+    Sync,
 }
 
 /// How a request turned out: what the room must tell whom.
@@ -77,6 +79,8 @@ pub(crate) enum Request {
 pub(crate) enum Outcome {
     /// The room changed: everybody gets a new snapshot.
     Changed,
+    /// A move was played: everybody gets the move (or, on protocol 1, a new snapshot).
+    Moved,
     /// Nothing changed: the requester gets the current snapshot again.
     Unchanged,
     /// The requester left: everybody still there gets a new snapshot.
@@ -265,6 +269,7 @@ impl Table {
                 Ok(Outcome::Changed)
             }
             Request::Rematch => self.rematch(session),
+            Request::Sync => Ok(Outcome::Unchanged),
             Request::Chat { text } => {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
@@ -527,7 +532,7 @@ impl Table {
         self.position
             .try_play(mv)
             .map_err(|e| Refusal::new(ErrorCode::IllegalMove, format!("{text}: {e}")))?;
-        Ok(Outcome::Changed)
+        Ok(Outcome::Moved)
     }
 
     fn rematch(&mut self, session: SessionId) -> Result<Outcome, Refusal> {

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use inarow_engine as engine;
 use inarow_protocol::{
-    ByeReason, ErrorCode, GameStatus, Level, Mark, Occupant, RequestId, RoomSnapshot, SeatChoice,
-    SeatPlan, SeatRequest, ServerFrame, ServerMessage, SessionId, decode_server,
+    ByeReason, ErrorCode, GameStatus, Level, Mark, MoveEvent, Occupant, RequestId, RoomSnapshot,
+    SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage, SessionId, decode_server,
 };
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::Message;
@@ -55,6 +55,12 @@ impl Person {
             queue,
             kick,
         }
+    }
+
+    /// The same person on a connection that said `hello` with protocol 2.
+    fn lean(mut self) -> Person {
+        self.member.peer = self.member.peer.reissued(self.member.peer.attachment, 2);
+        self
     }
 
     fn session(&self) -> SessionId {
@@ -253,6 +259,71 @@ async fn play_checks_its_refusals_in_order_and_refusals_change_nothing() {
     }
     let last = seen.last().expect("bob got snapshots");
     assert!(matches!(&last.message, ServerMessage::Room { room } if **room == after));
+}
+
+#[tokio::test]
+async fn protocol_2_gets_moved_protocol_1_the_snapshot_with_the_same_seq() {
+    let state = server(Config::default());
+    let mut ann = Person::new("ann", 1, 64).lean();
+    let mut bob = Person::new("bob", 2, 64);
+    let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
+    join(&room, &bob, Some(SeatChoice::O))
+        .await
+        .expect("bob sits");
+    let before = ann.latest().await;
+    assert_eq!(
+        bob.snapshot().await,
+        before,
+        "a join is a snapshot for both"
+    );
+
+    let request = Request::Play {
+        ply: 0,
+        mv: "b2".into(),
+    };
+    let id = Some(RequestId::Number(5));
+    room.request(ann.member.clone(), id.clone(), request)
+        .await
+        .expect("legal");
+    let moved = ann.frame().await;
+    assert_eq!(moved.id, id, "the mover's copy answers its play");
+    assert_eq!(
+        moved.message,
+        ServerMessage::Moved(MoveEvent {
+            room: before.id.clone(),
+            seq: before.seq + 1,
+            game: 1,
+            ply: 1,
+            mv: "b2".into(),
+            cell: "b2".into(),
+            by: Mark::X,
+            status: GameStatus::Playing { turn: Mark::O },
+        })
+    );
+    let full = bob.frame().await;
+    assert_eq!(full.id, None);
+    let ServerMessage::Room { room: after } = full.message else {
+        panic!("protocol 1 gets a snapshot: {full:?}")
+    };
+    assert_eq!((after.seq, after.ply), (before.seq + 1, 1));
+
+    // `sync` answers the requester alone with the current snapshot and seq.
+    room.request(
+        ann.member.clone(),
+        Some(RequestId::Number(6)),
+        Request::Sync,
+    )
+    .await
+    .expect("a member may sync");
+    let synced = ann.frame().await;
+    assert_eq!(synced.id, Some(RequestId::Number(6)));
+    assert!(matches!(&synced.message, ServerMessage::Room { room } if *room == after));
+    assert!(bob.nothing_queued(), "a sync is no event");
+    let cy = Person::new("cy", 3, 64);
+    assert_eq!(
+        code(room.request(cy.member.clone(), None, Request::Sync).await),
+        Some(ErrorCode::NotInRoom)
+    );
 }
 
 #[tokio::test]

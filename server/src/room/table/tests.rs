@@ -79,13 +79,13 @@ fn turns_alternate_and_refusals_come_in_order() {
         code(play(&mut t, &ann, 0, "z9")),
         Some(ErrorCode::IllegalMove)
     );
-    assert_eq!(play(&mut t, &ann, 0, "b2"), Ok(Outcome::Changed));
+    assert_eq!(play(&mut t, &ann, 0, "b2"), Ok(Outcome::Moved));
     assert_eq!(status(&t), GameStatus::Playing { turn: Mark::O });
     assert_eq!(
         code(play(&mut t, &bob, 1, "b2")),
         Some(ErrorCode::IllegalMove)
     );
-    assert_eq!(play(&mut t, &bob, 1, "a1"), Ok(Outcome::Changed));
+    assert_eq!(play(&mut t, &bob, 1, "a1"), Ok(Outcome::Moved));
     assert_eq!(t.snapshot().moves, vec!["b2", "a1"]);
 }
 
@@ -273,7 +273,7 @@ fn a_rematch_needs_both_players_and_swaps_the_seats() {
     assert!(matches!(&s.seats[0].occupant, Occupant::Human { name, .. } if name == "bob"));
     assert!(s.seats.iter().all(|seat| !seat.rematch));
     assert_eq!(status(&t), GameStatus::Playing { turn: Mark::X });
-    assert_eq!(play(&mut t, &bob, 0, "b2"), Ok(Outcome::Changed));
+    assert_eq!(play(&mut t, &bob, 0, "b2"), Ok(Outcome::Moved));
 }
 
 #[test]

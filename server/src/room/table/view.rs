@@ -1,6 +1,7 @@
-//! What a table looks like to its members and the lobby: room snapshots, one per event.
+//! What a table looks like to its members and the lobby: room snapshots and `moved`
+//! events, one per event, and the lobby's summary.
 
-use inarow_protocol::{Mark, Occupant, RoomSnapshot, SeatInfo};
+use inarow_protocol::{Mark, Occupant, RoomSnapshot, RoomSummary, SeatInfo, ServerMessage};
 
 use super::{Seat, Table, seat_index};
 use crate::snapshot::{self, RoomFacts};
@@ -12,10 +13,65 @@ impl Table {
         self.snapshot()
     }
 
+    /// The `moved` event of the move just played, as a new event (the sequence number
+    /// moves on); `None`, and no event, if no move has been played.
+    pub(crate) fn next_moved(&mut self) -> Option<ServerMessage> {
+        let moved = snapshot::moved(
+            &self.id,
+            self.seq + 1,
+            self.game,
+            &self.position,
+            self.status(),
+        )?;
+        self.seq += 1;
+        Some(moved)
+    }
+
     /// The room as everybody sees it now (the last event's sequence number).
     pub(crate) fn snapshot(&self) -> RoomSnapshot {
+        let spectators = self
+            .spectators
+            .iter()
+            .filter_map(|s| self.members.get(s).map(|m| m.name.clone()))
+            .collect();
+        snapshot::snapshot(RoomFacts {
+            id: &self.id,
+            name: &self.name,
+            private: self.private,
+            seq: self.seq,
+            game: self.game,
+            seats: self.seat_infos(),
+            position: &self.position,
+            resigned: self.resigned,
+            spectators,
+        })
+    }
+
+    /// The room's listing in the lobby; `None` for a private room, which is not listed.
+    pub(crate) fn summary(&self) -> Option<RoomSummary> {
+        if self.private {
+            return None;
+        }
+        Some(RoomSummary {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            rules: snapshot::rules(self.position.rules()),
+            seats: self.seat_infos(),
+            status: self.status(),
+            spectators: u32::try_from(
+                self.spectators
+                    .iter()
+                    .filter(|s| self.members.contains_key(s))
+                    .count(),
+            )
+            .unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The two seats as members see them, X first.
+    fn seat_infos(&self) -> Vec<SeatInfo> {
         let over = self.status().is_over();
-        let seats = [Mark::X, Mark::O]
+        [Mark::X, Mark::O]
             .into_iter()
             .map(|mark| match &self.seats[seat_index(mark)] {
                 Seat::Empty => SeatInfo {
@@ -45,22 +101,6 @@ impl Table {
                     rematch: over,
                 },
             })
-            .collect();
-        let spectators = self
-            .spectators
-            .iter()
-            .filter_map(|s| self.members.get(s).map(|m| m.name.clone()))
-            .collect();
-        snapshot::snapshot(RoomFacts {
-            id: &self.id,
-            name: &self.name,
-            private: self.private,
-            seq: self.seq,
-            game: self.game,
-            seats,
-            position: &self.position,
-            resigned: self.resigned,
-            spectators,
-        })
+            .collect()
     }
 }

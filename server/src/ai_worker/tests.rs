@@ -1,0 +1,200 @@
+//! The pool's order of service, checked by the order of answers (never by time): a cheap
+//! move overtakes long searches, AI seats go before analyses, rooms take turns; and the
+//! share of the budget a search gets under load.
+
+use super::*;
+use inarow_engine::{Level, Rules};
+
+const WAIT: Duration = Duration::from_secs(10);
+/// A budget no search in these tests reaches: only cancellation ends them.
+const LONG: Duration = Duration::from_secs(600);
+
+fn position(rules: Rules, moves: &[&str]) -> Position {
+    let mut position = Position::new(rules);
+    for m in moves {
+        let mv = rules.parse_move(m).expect("test moves parse");
+        position.try_play(mv).expect("test moves are legal");
+    }
+    position
+}
+
+/// A gomoku position no probe settles: the search deepens until stopped.
+fn long_search() -> Position {
+    position(Rules::gomoku(), &["h8"])
+}
+
+/// A job tagged `id` for `room`, and the flag that cancels it.
+fn job(id: u64, room: &str, priority: Priority, position: Position) -> (AiJob, Arc<AtomicBool>) {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let job = AiJob {
+        job_id: JobId(id),
+        room: RoomId::from(room),
+        priority,
+        ai: Box::new(Ai::new(Level::Perfect, id)),
+        position,
+        move_time: LONG,
+        pace: Duration::ZERO,
+        cancel: cancel.clone(),
+    };
+    (job, cancel)
+}
+
+async fn answer(done: &mut mpsc::Receiver<AiDone>) -> AiDone {
+    tokio::time::timeout(WAIT, done.recv())
+        .await
+        .expect("an answer within the timeout")
+        .expect("the pool keeps the channel open")
+}
+
+#[tokio::test]
+async fn a_cheap_move_is_answered_before_long_searches_of_other_rooms() {
+    let pool = AiPool::new(1, TaskTracker::new());
+    let (tx, mut done) = mpsc::channel(8);
+    let stop = CancellationToken::new();
+    let mut flags = Vec::new();
+    // Two rooms start long searches on the only worker, then a tic-tac-toe seat asks.
+    for (id, room) in [(1, "gomoku-a"), (2, "gomoku-b")] {
+        let (job, cancel) = job(id, room, Priority::Seat, long_search());
+        pool.spawn(job, stop.clone(), tx.clone());
+        flags.push(cancel);
+    }
+    let (cheap, _) = job(
+        3,
+        "tictactoe",
+        Priority::Seat,
+        Position::new(Rules::tictactoe()),
+    );
+    pool.spawn(cheap, stop.clone(), tx.clone());
+
+    let first = answer(&mut done).await;
+    assert_eq!(first.job_id, JobId(3), "the cheap move comes first");
+    assert!(first.mv.is_some() && first.ai.is_some());
+    for flag in &flags {
+        flag.store(true, Ordering::Relaxed);
+    }
+    let mut rest = vec![
+        answer(&mut done).await.job_id,
+        answer(&mut done).await.job_id,
+    ];
+    rest.sort_by_key(|j| j.0);
+    assert_eq!(
+        rest,
+        vec![JobId(1), JobId(2)],
+        "cancelled searches still answer"
+    );
+}
+
+#[tokio::test]
+async fn seats_go_before_analyses_and_rooms_take_turns() {
+    let pool = AiPool::new(1, TaskTracker::new());
+    let (tx, mut done) = mpsc::channel(8);
+    let stop = CancellationToken::new();
+    let mut load = pool.shared.searches.load();
+    // Job 1 takes the only worker; the others queue in this order: an analysis, two
+    // jobs of room r1, then one of room r3.
+    let queued = [
+        (1, "r1", Priority::Seat),
+        (2, "r2", Priority::Analysis),
+        (3, "r1", Priority::Seat),
+        (4, "r1", Priority::Seat),
+        (5, "r3", Priority::Seat),
+    ];
+    let mut flags = Vec::new();
+    for (id, room, priority) in queued {
+        let (job, cancel) = job(id, room, priority, long_search());
+        pool.spawn(job, stop.clone(), tx.clone());
+        flags.push(cancel);
+    }
+    // One search running and three seats waiting (the analysis queued before them).
+    tokio::time::timeout(WAIT, load.wait_for(|l| *l == 4))
+        .await
+        .expect("every job queued within the timeout")
+        .expect("the pool is alive");
+    // Cancelled jobs answer as soon as they get the worker: answers come in turn order.
+    for flag in &flags {
+        flag.store(true, Ordering::Relaxed);
+    }
+    let mut order = Vec::new();
+    for _ in 0..queued.len() {
+        order.push(answer(&mut done).await.job_id.0);
+    }
+    assert_eq!(order, vec![1, 3, 5, 4, 2]);
+    assert_eq!(*load.borrow(), 0, "every slot and place given back");
+}
+
+#[tokio::test]
+async fn a_job_dropped_while_waiting_gives_its_place_back() {
+    let pool = AiPool::new(1, TaskTracker::new());
+    let (tx, mut done) = mpsc::channel(8);
+    let mut load = pool.shared.searches.load();
+    let room_gone = CancellationToken::new();
+    let (first, cancel_first) = job(1, "a", Priority::Seat, long_search());
+    pool.spawn(first, CancellationToken::new(), tx.clone());
+    let (second, _) = job(2, "b", Priority::Seat, long_search());
+    pool.spawn(second, room_gone.clone(), tx.clone());
+    tokio::time::timeout(WAIT, load.wait_for(|l| *l == 2))
+        .await
+        .expect("both jobs in within the timeout")
+        .expect("the pool is alive");
+    room_gone.cancel();
+    tokio::time::timeout(WAIT, load.wait_for(|l| *l == 1))
+        .await
+        .expect("the place is given back")
+        .expect("the pool is alive");
+    cancel_first.store(true, Ordering::Relaxed);
+    assert_eq!(answer(&mut done).await.job_id, JobId(1));
+    tokio::time::timeout(WAIT, load.wait_for(|l| *l == 0))
+        .await
+        .expect("the slot is given back")
+        .expect("the pool is alive");
+}
+
+#[test]
+fn the_budget_is_shared_once_more_seats_wait_than_there_are_workers() {
+    let pool = AiPool::new(2, TaskTracker::new());
+    let second = Duration::from_secs(1);
+    let share = |budget, load| pool.shared.share(budget, load);
+    assert_eq!(share(second, 0), second);
+    assert_eq!(share(second, 2), second, "a worker for every seat");
+    assert_eq!(share(second, 4), second / 2);
+    assert_eq!(share(second, 40), Duration::from_millis(50));
+    assert_eq!(share(second, 100_000), MIN_SHARE, "never below the floor");
+    let tiny = Duration::from_millis(3);
+    assert_eq!(share(tiny, 100), tiny, "nor above the budget");
+}
+
+/// The scheduling policy and nice value of the calling thread, from procfs.
+#[cfg(target_os = "linux")]
+fn policy_and_nice() -> (u64, i64) {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("procfs");
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .expect("stat format")
+        .1
+        .split_whitespace()
+        .collect();
+    // After the name: nice is field 19 of stat, policy field 41 (1-based, name = 2).
+    let nice = fields[16].parse().expect("nice");
+    let policy = fields[38].parse().expect("policy");
+    (policy, nice)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn searches_run_idle_and_probes_at_normal_priority() {
+    std::thread::spawn(|| {
+        let normal = policy_and_nice();
+        run_at(Niceness::Idle);
+        const SCHED_IDLE: u64 = 5;
+        assert_eq!(policy_and_nice().0, SCHED_IDLE);
+        run_at(Niceness::Normal);
+        // Leaving SCHED_IDLE needs privileges (or RLIMIT_NICE) that a user may lack.
+        let root = std::fs::read_to_string("/proc/self/status")
+            .is_ok_and(|s| s.lines().any(|l| l.starts_with("Uid:\t0\t")));
+        if root {
+            assert_eq!(policy_and_nice(), normal, "back to the default");
+        }
+    })
+    .join()
+    .expect("the thread checks pass");
+}
