@@ -11,6 +11,8 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+use crate::metrics;
+
 /// A room's tag for one AI job: the answer carries it back, so the room can tell the
 /// answer it waits for from a stale one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -93,10 +95,12 @@ async fn run(
             () = stop.cancelled() => return,
         }
     }
+    let queued = metrics::ai_job_queued();
     let permit = tokio::select! {
         permit = slots.acquire_owned() => permit,
         () = stop.cancelled() => return,
     };
+    drop(queued);
     if cancel.load(Ordering::Relaxed) || permit.is_err() {
         let _ = done
             .send(AiDone {
@@ -114,7 +118,9 @@ async fn run(
     };
     let searched = tokio::task::spawn_blocking(move || {
         let mut ai = ai;
+        let started = std::time::Instant::now();
         let mv = ai.choose(&position, &limits);
+        metrics::ai_search(started.elapsed());
         // Every AI seat keeps its `Ai` for the life of the room, but only `ai_threads`
         // search at once: dropping the table after each move bounds table memory by
         // the searches running (cores × 4 MiB) instead of by AI seats, which a client

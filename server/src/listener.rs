@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ServerError;
 use crate::config::Config;
-use crate::connection;
+use crate::http;
 use crate::state::ServerState;
 
 /// How long shutdown waits for connections, rooms and AI jobs to finish.
@@ -53,7 +53,7 @@ pub(crate) async fn run(
             Ok(permit) => {
                 state
                     .tracker
-                    .spawn(connection::serve(socket, peer, state.clone(), Some(permit)));
+                    .spawn(http::serve(socket, peer, state.clone(), Some(permit)));
             }
             Err(_) => {
                 let Ok(refusal) = refusals.clone().try_acquire_owned() else {
@@ -62,7 +62,7 @@ pub(crate) async fn run(
                 };
                 let state_for_task = state.clone();
                 state.tracker.spawn(async move {
-                    connection::serve(socket, peer, state_for_task, None).await;
+                    http::serve(socket, peer, state_for_task, None).await;
                     drop(refusal);
                 });
             }

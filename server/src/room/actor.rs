@@ -17,6 +17,7 @@ use super::fanout::Audience;
 use super::table::{AiAnswer, Outcome, Table};
 use super::{Command, Context, Member};
 use crate::ai_worker::{AiDone, AiJob, JobId};
+use crate::metrics;
 use crate::room_spec::RoomSpec;
 use crate::snapshot;
 
@@ -99,6 +100,9 @@ impl RoomActor {
             }
         };
         self.cancel_ai();
+        if self.table.game_unfinished() {
+            metrics::game_abandoned();
+        }
         self.context.lobby.remove(self.table.id());
         tracing::info!(reason, "room closed");
     }
@@ -190,8 +194,12 @@ impl RoomActor {
     /// everybody the new snapshot (the requester's copy carrying its request id).
     fn after_change(&mut self, requester: Requester) {
         self.start_ai();
+        if self.table.game_started() {
+            metrics::game_started();
+        }
         if let Some(result) = self.table.game_over() {
             tracing::info!(game = self.table.game(), ?result, "game over");
+            metrics::game_finished();
         }
         self.broadcast(requester);
     }
