@@ -288,6 +288,7 @@ function drawRoom() {
     turn: st.turn || "",
     winner: st.winner || "",
     mine: mine || "",
+    moves: snap.moves.join(" "),
   });
   $("room-title").textContent = snap.name;
   $("room-rules").textContent =
@@ -295,6 +296,7 @@ function drawRoom() {
     (snap.private ? " · private" : "") +
     (snap.spectators.length ? ` · watching: ${snap.spectators.join(", ")}` : "");
   $("room-status").textContent = statusLine(snap, mine);
+  $("moves").textContent = snap.moves.length ? `Moves: ${snap.moves.join(" ")}` : "";
   drawBoard(snap, mine);
   drawSeats(snap, mine);
   drawActions(snap, mine);

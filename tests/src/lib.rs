@@ -11,8 +11,10 @@
 //! - [`snapshot`]: reading room snapshots (cells, seats, occupants).
 //! - [`oracle`]: judging a finished game against its own board.
 //! - [`assertions`]: checks across clients (event order, one story per room).
+//! - [`browser`]: headless Chromium through chromedriver, for the web client's tests.
 
 pub mod assertions;
+pub mod browser;
 pub mod client;
 pub mod oracle;
 pub mod players;
