@@ -27,5 +27,5 @@ pub use client::{Client, Closed, ErrorReply, RECV_TIMEOUT, Welcome};
 pub use oracle::{assert_won, check_result};
 pub use players::take_turns;
 pub use requests::{perfect_ai, plan, tictactoe};
-pub use server::{Config, SHUTDOWN_WAIT, TestServer, fast_config};
+pub use server::{Config, SHUTDOWN_WAIT, TestServer, TlsIdentity, fast_config, self_signed};
 pub use snapshot::{human_connected, mark_at, occupant, seat_of};
