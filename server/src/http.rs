@@ -225,10 +225,9 @@ fn answer(
             StatusCode::SERVICE_UNAVAILABLE,
             "the server is full; try again later",
         );
-        let headers = response.headers_mut();
-        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
-        // Answer once and close, so the slot the server does not have is not held.
-        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("10"));
         return response;
     }
     let path = request.uri().path();
@@ -267,14 +266,19 @@ fn wants_websocket(request: &Request<Incoming>) -> bool {
         .any(|token| token.trim().eq_ignore_ascii_case("websocket"))
 }
 
-/// A one-line plain text answer.
+/// A one-line plain text answer. A refusal also closes the connection, so a client that
+/// sent something wrong does not keep its slot.
 fn text(status: StatusCode, line: &str) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from(format!("{line}\n"))));
     *response.status_mut() = status;
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    if status.is_client_error() || status.is_server_error() {
+        headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
     response
 }
 
