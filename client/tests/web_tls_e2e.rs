@@ -238,3 +238,89 @@ async fn the_terminal_client_plays_over_wss_trusting_a_self_signed_ca() {
     bob.send("quit");
     let _ = std::fs::remove_file(&ca_file);
 }
+
+/// The README's nginx example, run for real: nginx (Debian's package) terminates TLS with a
+/// self-signed certificate and proxies to a plain server; two terminal clients play over
+/// `wss://` through it. Not run by `cargo test` (it needs nginx):
+/// `cargo test -p inarow --test web_tls_e2e -- --ignored`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs nginx (apt-get install nginx)"]
+async fn the_readme_nginx_example_proxies_wss() {
+    let readme = include_str!("../../README.md");
+    let example = readme
+        .split("```nginx\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the README has an nginx example");
+    let server = Server::start(None).await;
+    let certified = rcgen_pair();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("inarow-nginx-{}", server.addr.port()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let (cert, key, ca) = (
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+        dir.join("ca.pem"),
+    );
+    std::fs::write(&cert, &certified.0).expect("write cert");
+    std::fs::write(&key, &certified.1).expect("write key");
+    std::fs::write(&ca, &certified.0).expect("write ca");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let site = example
+        .replace("listen 443 ssl;", &format!("listen 127.0.0.1:{port} ssl;"))
+        .replace(
+            "/etc/letsencrypt/live/games.example.org/fullchain.pem",
+            &cert.display().to_string(),
+        )
+        .replace(
+            "/etc/letsencrypt/live/games.example.org/privkey.pem",
+            &key.display().to_string(),
+        )
+        .replace("127.0.0.1:7878", &server.addr.to_string());
+    let d = dir.display();
+    let conf = format!(
+        "daemon off; pid {d}/nginx.pid; error_log {d}/error.log;\n\
+         events {{}}\nhttp {{ access_log off; client_body_temp_path {d}; proxy_temp_path {d};\n\
+         fastcgi_temp_path {d}; uwsgi_temp_path {d}; scgi_temp_path {d};\n{site}\n}}\n"
+    );
+    let conf_path = dir.join("nginx.conf");
+    std::fs::write(&conf_path, conf).expect("write nginx.conf");
+    let mut nginx = Command::new("nginx")
+        .args(["-p", &d.to_string(), "-c", &conf_path.display().to_string()])
+        .spawn()
+        .expect("start nginx");
+    let url = format!("wss://localhost:{port}");
+    let ca = ca.display().to_string();
+    let mut ann = Terminal::spawn("ann", &["--server", &url, "--ca-file", &ca]);
+    ann.wait_for("welcome through nginx", |l| {
+        l.starts_with("connected session=")
+    });
+    ann.send("create tictactoe");
+    let created = ann.wait_for("created", |l| l.starts_with("created "));
+    let code = created.split_whitespace().nth(1).expect("an id").to_owned();
+    let mut bob = Terminal::spawn("bob", &["--server", &url, "--ca-file", &ca]);
+    bob.send(&format!("join {code}"));
+    bob.wait_for("seated", |l| {
+        l.starts_with("joined ") && l.ends_with(" as O")
+    });
+    ann.send("play a1\nplay a2\nplay a3");
+    bob.send("play b1\nplay b2");
+    bob.wait_for("X's win", |l| l.starts_with("status: won X line a1,a2,a3"));
+    // `-s stop` ends the workers too; killing the master would orphan them.
+    let _ = Command::new("nginx")
+        .args(["-p", &d.to_string(), "-c", &conf_path.display().to_string()])
+        .args(["-s", "stop"])
+        .status();
+    let _ = nginx.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A self-signed certificate and key for localhost, as PEM.
+fn rcgen_pair() -> (String, String) {
+    let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()])
+        .expect("rcgen makes a certificate");
+    (certified.cert.pem(), certified.signing_key.serialize_pem())
+}
