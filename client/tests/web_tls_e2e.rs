@@ -153,6 +153,8 @@ async fn a_browser_and_the_terminal_client_play_each_other() {
         )
         .await;
     // X: a1 a2 a3 wins; O (the browser) answers b1, b2. A `play` waits for its turn.
+    // A `play` before the game starts is refused locally: wait until Ann sees it start.
+    ann.wait_for("the game to start", |l| l == "status: turn X (your move)");
     ann.send("play a1\nplay a2\nplay a3");
     for (ply, cell) in [(1, "b1"), (3, "b2")] {
         browser
@@ -230,6 +232,8 @@ async fn the_terminal_client_plays_over_wss_trusting_a_self_signed_ca() {
     bob.wait_for("seated", |l| {
         l.starts_with("joined ") && l.ends_with(" as O")
     });
+    // A `play` before the game starts is refused locally: wait until Ann sees it start.
+    ann.wait_for("the game to start", |l| l == "status: turn X (your move)");
     ann.send("play a1\nplay a2\nplay a3");
     bob.send("play b1\nplay b2");
     ann.wait_for("X's win", |l| l.starts_with("status: won X line a1,a2,a3"));
@@ -306,6 +310,8 @@ async fn the_readme_nginx_example_proxies_wss() {
     bob.wait_for("seated", |l| {
         l.starts_with("joined ") && l.ends_with(" as O")
     });
+    // A `play` before the game starts is refused locally: wait until Ann sees it start.
+    ann.wait_for("the game to start", |l| l == "status: turn X (your move)");
     ann.send("play a1\nplay a2\nplay a3");
     bob.send("play b1\nplay b2");
     bob.wait_for("X's win", |l| l.starts_with("status: won X line a1,a2,a3"));
