@@ -1,5 +1,7 @@
 //! The command line: flags, subcommands, and what the client should do once connected.
 
+use std::path::PathBuf;
+
 use clap::{Parser, Subcommand};
 use inarow_protocol::{Level, Mark, RoomId, RulesSpec};
 
@@ -13,9 +15,14 @@ use crate::words::{parse_level, parse_mark, parse_rules};
 #[derive(Debug, Parser)]
 #[command(name = "inarow", version)]
 pub struct Cli {
-    /// The server's WebSocket address.
+    /// The server's WebSocket address: ws://HOST:PORT, or wss://HOST:PORT for a server
+    /// behind TLS (its certificate is checked against the usual public CAs).
     #[arg(long, env = "INAROW_SERVER", default_value = "ws://127.0.0.1:7878")]
     pub server: String,
+    /// Also trust the CA certificates in this PEM file for wss:// (for a server with a
+    /// self-signed certificate: pass that certificate).
+    #[arg(long, env = "INAROW_CA_FILE")]
+    pub ca_file: Option<PathBuf>,
     /// Your display name (1 to 24 characters); defaults to your login name.
     #[arg(long, env = "INAROW_NAME")]
     pub name: Option<String>,

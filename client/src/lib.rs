@@ -33,6 +33,9 @@ pub enum ClientError {
     /// The terminal or stdout could not be used.
     #[error("terminal i/o: {0}")]
     Io(#[from] std::io::Error),
+    /// `--ca-file` could not be used.
+    #[error(transparent)]
+    Tls(#[from] net::TlsSetupError),
 }
 
 /// Runs the client as the command line asks: plain mode when asked, when stdin or stdout
@@ -40,15 +43,16 @@ pub enum ClientError {
 /// message of a fatal end (unsupported protocol, refused name, server gone for good).
 ///
 /// # Errors
-/// [`ClientError`] when the terminal or stdout fails.
+/// [`ClientError`] when the terminal or stdout fails, or `--ca-file` cannot be used.
 pub async fn run(cli: cli::Cli) -> Result<Option<String>, ClientError> {
     let startup = cli.startup();
     let name = cli.display_name();
+    let server = net::Server::new(cli.server.clone(), cli.ca_file.as_deref())?;
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if cli.plain || !interactive || startup == cli::Startup::Rooms {
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
-        plain::run(cli.server, name, startup, stdin, tokio::io::stdout()).await
+        plain::run(server, name, startup, stdin, tokio::io::stdout()).await
     } else {
-        terminal::run(cli.server, name, startup).await
+        terminal::run(server, name, startup).await
     }
 }

@@ -1,7 +1,10 @@
-//! The connection task: one WebSocket to the server, `hello` on every (re)connection with
-//! the session token, frames in and out through bounded channels, and reconnection with
+//! The connection task: one WebSocket to the server (`ws://`, or `wss://` checked against
+//! the webpki roots and an optional extra CA), `hello` on every (re)connection with the
+//! session token, frames in and out through bounded channels, and reconnection with
 //! back-off when the connection drops.
 
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -9,8 +12,12 @@ use inarow_protocol::{
     ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSION, RequestId, ServerFrame,
     ServerMessage, decode_server, encode,
 };
+use rustls::ClientConfig;
+use rustls_pki_types::CertificateDer;
+use rustls_pki_types::pem::PemObject;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, sleep, timeout};
+use tokio_tungstenite::Connector;
 use tokio_tungstenite::tungstenite::Message;
 
 /// The first wait before reconnecting; it doubles on every failed attempt.
@@ -57,11 +64,96 @@ pub struct Connection {
     pub task: tokio::task::JoinHandle<()>,
 }
 
-/// Starts the connection task for `url` with the display name `name`.
-pub fn connect(url: String, name: String) -> Connection {
+/// Why TLS could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsSetupError {
+    /// The CA file could not be read or held no certificate.
+    #[error("cannot use the CA file {file}: {reason}")]
+    CaFile {
+        /// The file, as given.
+        file: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// rustls refused the setup.
+    #[error("TLS setup failed: {0}")]
+    Rustls(#[from] rustls::Error),
+}
+
+/// A server to connect to: its WebSocket address and how `wss://` certificates are checked.
+#[derive(Clone)]
+pub struct Server {
+    /// `ws://HOST:PORT/` or `wss://HOST:PORT/`.
+    pub url: String,
+    /// Certificate checking for `wss://` (unused for `ws://`).
+    pub tls: Arc<ClientConfig>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("url", &self.url).finish()
+    }
+}
+
+impl Server {
+    /// `url`, trusting the webpki roots (the public web's CAs) and, when given, the CA
+    /// certificates in the PEM file `ca_file` as well (for a self-signed server). There is
+    /// no way to skip the check.
+    ///
+    /// # Errors
+    /// [`TlsSetupError`] if `ca_file` cannot be read or holds no certificate.
+    pub fn new(url: String, ca_file: Option<&Path>) -> Result<Server, TlsSetupError> {
+        let mut roots =
+            rustls::RootCertStore::from_iter(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        if let Some(file) = ca_file {
+            let fail = |reason: String| TlsSetupError::CaFile {
+                file: file.display().to_string(),
+                reason,
+            };
+            let certs = CertificateDer::pem_file_iter(file)
+                .and_then(Iterator::collect::<Result<Vec<_>, _>>)
+                .map_err(|e| fail(e.to_string()))?;
+            if certs.is_empty() {
+                return Err(fail("no certificate in it".to_owned()));
+            }
+            for cert in certs {
+                roots.add(cert).map_err(|e| fail(e.to_string()))?;
+            }
+        }
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let tls = ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        Ok(Server {
+            url,
+            tls: Arc::new(tls),
+        })
+    }
+
+    /// The address of this server's web client (`http://HOST:PORT/`, `https://` for
+    /// `wss://`), if the address has a `ws` or `wss` scheme. A room's invite link is this
+    /// followed by `#/r/CODE`.
+    pub fn web_address(&self) -> Option<String> {
+        let (scheme, rest) = self.url.split_once("://")?;
+        let web = match scheme.to_ascii_lowercase().as_str() {
+            "ws" => "http",
+            "wss" => "https",
+            _ => return None,
+        };
+        let host = rest
+            .split(['/', '?', '#'])
+            .next()
+            .filter(|h| !h.is_empty())?;
+        Some(format!("{web}://{host}/"))
+    }
+}
+
+/// Starts the connection task for `server` with the display name `name`.
+pub fn connect(server: Server, name: String) -> Connection {
     let (out_tx, out_rx) = mpsc::channel(OUTBOUND_CAPACITY);
     let (ev_tx, ev_rx) = mpsc::channel(EVENT_CAPACITY);
-    let task = tokio::spawn(run(url, name, out_rx, ev_tx));
+    let task = tokio::spawn(run(server, name, out_rx, ev_tx));
     Connection {
         outbound: out_tx,
         events: ev_rx,
@@ -80,17 +172,23 @@ enum Ended {
 /// The connection loop: connect, serve, and on a drop wait and reconnect, until the app
 /// drops its outbound sender or a fatal answer arrives.
 async fn run(
-    url: String,
+    server: Server,
     name: String,
     mut outbound: mpsc::Receiver<ClientFrame>,
     events: mpsc::Sender<NetEvent>,
 ) {
     let mut token: Option<String> = None;
     let mut retry = FIRST_RETRY;
+    let url = server.url.as_str();
     loop {
         let attempt = timeout(
             CONNECT_TIMEOUT,
-            tokio_tungstenite::connect_async(url.as_str()),
+            tokio_tungstenite::connect_async_tls_with_config(
+                url,
+                None,
+                false,
+                Some(Connector::Rustls(server.tls.clone())),
+            ),
         );
         let reason = match attempt.await {
             Err(_) => "connection attempt timed out".to_owned(),
@@ -231,5 +329,36 @@ pub fn fatal_reason(frame: &ServerFrame) -> Option<String> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_web_address_follows_the_websocket_address() {
+        let web = |url: &str| {
+            Server::new(url.to_owned(), None)
+                .expect("no CA file to read")
+                .web_address()
+        };
+        assert_eq!(
+            web("ws://127.0.0.1:7878").as_deref(),
+            Some("http://127.0.0.1:7878/")
+        );
+        assert_eq!(
+            web("WSS://games.example/ws?x=1").as_deref(),
+            Some("https://games.example/")
+        );
+        assert_eq!(web("http://h:1/"), None);
+        assert_eq!(web("ws:///"), None);
+    }
+
+    #[test]
+    fn a_missing_ca_file_is_an_error() {
+        let error = Server::new("wss://h".to_owned(), Some(Path::new("/nonexistent/ca.pem")))
+            .expect_err("no such file");
+        assert!(error.to_string().contains("/nonexistent/ca.pem"), "{error}");
     }
 }

@@ -94,6 +94,8 @@ pub struct Plain {
     quit_after_rooms: bool,
     /// A `play` typed while the opponent is to move: it runs when the turn comes.
     held: Option<String>,
+    /// The web client's address (`http://HOST:PORT/`), for invite links.
+    pub web: Option<String>,
 }
 
 impl Plain {
@@ -105,6 +107,7 @@ impl Plain {
             rooms: HashMap::new(),
             current: None,
             held: None,
+            web: None,
         }
     }
 
@@ -313,7 +316,11 @@ impl Plain {
                 let id = room.id.clone();
                 match answers {
                     Some(Pending::Create) => {
-                        step.lines.push(format!("created {id} invite={id}"));
+                        let link = match &self.web {
+                            Some(web) => format!(" link={web}#/r/{id}"),
+                            None => String::new(),
+                        };
+                        step.lines.push(format!("created {id} invite={id}{link}"));
                     }
                     Some(Pending::Enter | Pending::JoinOrWatch(_)) => {
                         let role = board::my_seat(&room, self.session.me)
@@ -377,7 +384,7 @@ fn set_seat(room: RoomId, args: &[&str]) -> Result<ClientMessage, String> {
 /// # Errors
 /// [`ClientError::Io`] when `output` cannot be written.
 pub async fn run<R, W>(
-    server: String,
+    server: net::Server,
     name: String,
     startup: Startup,
     input: R,
@@ -387,8 +394,9 @@ where
     R: AsyncBufRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    let mut connection = net::connect(server, name);
     let mut plain = Plain::new(startup);
+    plain.web = server.web_address();
+    let mut connection = net::connect(server, name);
     let mut lines = input.lines();
     let mut input_open = true;
     let mut closing: Option<Instant> = None;

@@ -19,7 +19,7 @@ use crate::net;
 /// # Errors
 /// [`ClientError::Io`] when the terminal cannot be set up or drawn.
 pub async fn run(
-    server: String,
+    server: net::Server,
     name: String,
     startup: Startup,
 ) -> Result<Option<String>, ClientError> {

@@ -43,6 +43,8 @@ pub(crate) const PROBE_NODES: u64 = 2_000;
 /// on a big board would play little better than the heuristic alone.
 pub(crate) const MIN_SHARE: Duration = Duration::from_millis(10);
 
+use crate::metrics;
+
 /// A room's tag for one AI job: the answer carries it back, so the room can tell the
 /// answer it waits for from a stale one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -222,8 +224,10 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         return Ok((Some(ai), mv));
     }
 
+    let queued = metrics::ai_job_queued();
     let mut pass = shared.searches.enter((priority, room));
     pass.ready().await;
+    drop(queued);
     if cancel.load(Ordering::Relaxed) {
         return Ok((Some(ai), None));
     }
@@ -238,7 +242,9 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
             nodes: None,
             cancel: Some(stop),
         };
+        let searching = std::time::Instant::now();
         let mv = ai.choose(&position, &limits);
+        metrics::ai_search(searching.elapsed());
         ai.release_memory();
         (ai, mv)
     });

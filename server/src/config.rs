@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use crate::tls::TlsIdentity;
+
 /// The server's limits and timings. `Config::default()` is what `inarow-server` runs with
 /// when no flag is given; tests shorten the timings they exercise.
 #[derive(Debug, Clone)]
@@ -37,8 +39,10 @@ pub struct Config {
     /// `rate_limited` answers in one flood before the connection is closed (`bye
     /// rate_limited`, close code 1008); the count resets once the bucket is full again.
     pub rate_strikes: u32,
-    /// Time allowed for `hello` after the WebSocket handshake (and for the handshake itself),
-    /// so idle sockets that never speak do not hold a connection slot.
+    /// Time allowed for the TLS handshake and each HTTP request head (the WebSocket
+    /// handshake included; an idle keep-alive HTTP connection closes after it), and for
+    /// `hello` after the WebSocket handshake, so idle sockets that never speak do not hold
+    /// a connection slot.
     pub handshake_timeout: Duration,
     /// Interval between the server's pings, which keep NAT mappings alive and prove the
     /// peer still answers.
@@ -69,6 +73,12 @@ pub struct Config {
     /// Frames waiting to be written to one connection; a peer that lets its queue fill is
     /// too slow and is dropped (`bye too_slow`), its seats held for reconnection.
     pub outbound_queue: usize,
+    /// Largest HTTP request head (request line and headers), in bytes; a bigger one is
+    /// answered 431 and the connection closed. Browsers send well under 4 KiB.
+    pub max_request_head: usize,
+    /// Serve TLS (`https://`, `wss://`) with this certificate instead of plain TCP; the TLS
+    /// handshake counts against `handshake_timeout`.
+    pub tls: Option<TlsIdentity>,
 }
 
 impl Default for Config {
@@ -95,6 +105,8 @@ impl Default for Config {
             reconnect_grace: Duration::from_secs(60),
             room_idle_timeout: Duration::from_secs(30),
             outbound_queue: 256,
+            max_request_head: 16 * 1024,
+            tls: None,
         }
     }
 }

@@ -1,10 +1,10 @@
-//! The transport of one WebSocket connection: the handshake, a writer fed by a bounded
-//! queue, one loop over inbound frames, pings, deadlines, kicks and shutdown, and a
-//! proper close (`bye`, close code, linger).
+//! The transport of one WebSocket connection, once `http` has upgraded it: a writer fed
+//! by a bounded queue, one loop over inbound frames, pings, deadlines, kicks and shutdown,
+//! and a proper close (`bye`, close code, linger).
 //!
 //! It knows frames, not messages: data frames go to the connection's [`Handler`]
-//! (`dispatch`), which says when to close. Everything the connection logs carries its
-//! span: connection id, peer address, and the session once `hello` named it.
+//! (`dispatch`), which says when to close. Everything the connection logs carries the
+//! span `http` opened: connection id, peer address, and the session once `hello` named it.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -12,24 +12,28 @@ use std::time::Duration;
 
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
+use hyper::upgrade::Upgraded;
+use hyper_util::rt::TokioIo;
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::AsyncReadExt;
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
+use crate::metrics;
 use crate::peer::{Attachment, Kick, Peer};
 use crate::state::ServerState;
 
-type Ws = WebSocketStream<TcpStream>;
+/// The socket after the upgrade (TLS or not, hyper's type hides which).
+type Socket = TokioIo<Upgraded>;
+type Ws = WebSocketStream<Socket>;
 
 /// Time allowed to write the last frames, `bye` and the close frame.
 const FAREWELL_TIME: Duration = Duration::from_secs(2);
@@ -138,27 +142,10 @@ struct Farewell {
     close: CloseFrame,
 }
 
-/// Serves one accepted socket until it closes. A refused `admission` is told why and
-/// the connection closed.
+/// Serves one upgraded socket from `addr` until it closes. A refused `admission` is told
+/// why and the connection closed.
 pub(crate) async fn serve(
-    socket: TcpStream,
-    addr: SocketAddr,
-    state: Arc<ServerState>,
-    admission: Admission,
-) {
-    let span = tracing::info_span!(
-        "conn",
-        id = state.next_conn_id(),
-        peer = %addr,
-        session = tracing::field::Empty,
-    );
-    serve_socket(socket, addr, state, admission)
-        .instrument(span)
-        .await;
-}
-
-async fn serve_socket(
-    socket: TcpStream,
+    socket: Socket,
     addr: SocketAddr,
     state: Arc<ServerState>,
     admission: Admission,
@@ -170,24 +157,8 @@ async fn serve_socket(
         // Grows on demand; 10 000 idle connections should not hold 128 KiB each.
         .read_buffer_size(4096);
     let shutdown = state.shutdown.child_token();
-    let accepted = tokio::select! {
-        accepted = tokio::time::timeout(
-            config.handshake_timeout,
-            tokio_tungstenite::accept_async_with_config(socket, Some(ws_config)),
-        ) => accepted,
-        () = shutdown.cancelled() => return,
-    };
-    let ws = match accepted {
-        Ok(Ok(ws)) => ws,
-        Ok(Err(e)) => {
-            tracing::debug!(error = %e, "WebSocket handshake failed");
-            return;
-        }
-        Err(_) => {
-            tracing::debug!("WebSocket handshake timed out");
-            return;
-        }
-    };
+    let ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
+    let _open = metrics::websocket_opened();
     let (sink, mut stream) = ws.split();
     let (outbound, queue) = mpsc::channel(config.outbound_queue.max(1));
     let (farewell_tx, farewell_rx) = oneshot::channel();
@@ -283,7 +254,7 @@ async fn close(
 }
 
 /// Half-closes the socket and discards what the peer still sends, for a bounded time.
-async fn linger(mut socket: TcpStream) {
+async fn linger(mut socket: Socket) {
     use tokio::io::AsyncWriteExt;
     let _ = socket.shutdown().await;
     let _ = tokio::time::timeout(CLOSE_TIME, async {
@@ -316,12 +287,17 @@ async fn write_loop(
         let Some(message) = next else {
             return sink;
         };
+        // Pings are transport, not messages.
+        let counted = message.is_text();
         // A peer that stops reading blocks this send; a farewell must still get through
         // to end the connection.
         tokio::select! {
             biased;
             last = &mut farewell => break last,
-            sent = sink.send(message) => if sent.is_err() { return sink },
+            sent = sink.send(message) => match sent {
+                Ok(()) => if counted { metrics::message_out() },
+                Err(_) => return sink,
+            },
         }
     };
     let Ok(last_words) = last_words else {
@@ -329,7 +305,11 @@ async fn write_loop(
     };
     let _ = tokio::time::timeout(FAREWELL_TIME, async {
         while let Ok(message) = queue.try_recv() {
+            let counted = message.is_text();
             sink.feed(message).await?;
+            if counted {
+                metrics::message_out();
+            }
         }
         if let Some(bye) = last_words.bye {
             sink.feed(Message::text(bye)).await?;
@@ -409,6 +389,9 @@ impl Connection {
                         Some(Ok(message)) => message,
                     };
                     last_heard = Instant::now();
+                    if message.is_text() || message.is_binary() {
+                        metrics::message_in();
+                    }
                     let bye = match message {
                         Message::Text(text) => self.handler.on_frame(Some(text.as_str())).await,
                         Message::Binary(_) => self.handler.on_frame(None).await,

@@ -7,7 +7,9 @@
 //!
 //! - `listener` accepts sockets under the connection limits (`admission`: the server's,
 //!   and each address's at once and per minute) and spawns one task each;
-//! - `connection` is that task's transport (handshake, frames, deadlines, close codes)
+//! - `http` serves that socket (through `tls` when configured): the web client (`web/`,
+//!   embedded), `/healthz`, `/metrics` (`metrics`) and the WebSocket upgrade;
+//! - `connection` is the upgraded socket's transport (frames, deadlines, close codes)
 //!   and `dispatch` what its messages mean (`hello`, lobby, room requests);
 //! - `room` runs one actor task per room around a plain state machine (`room::table`),
 //!   with AI searches on the blocking pool (`ai_worker`: a quick probe answers cheap
@@ -16,8 +18,9 @@
 //! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
 //!   `state` what all tasks share.
 //!
-//! Imports run one way: `connection` → `dispatch` → `state` → `room` → `lobby`,
-//! `ai_worker` and the leaves (`peer`, `refusal`, `room_spec`, `snapshot`, `text`).
+//! Imports run one way: `http` → `connection` → `dispatch` → `state` → `room` → `lobby`,
+//! `ai_worker` and the leaves (`metrics`, `peer`, `refusal`, `room_spec`, `snapshot`,
+//! `text`, `tls`).
 //! A room sees the server only through `room::Context`.
 
 mod admission;
@@ -25,8 +28,10 @@ mod ai_worker;
 mod config;
 mod connection;
 mod dispatch;
+mod http;
 mod listener;
 mod lobby;
+mod metrics;
 mod peer;
 #[cfg(test)]
 mod properties;
@@ -38,8 +43,10 @@ mod session;
 mod snapshot;
 mod state;
 mod text;
+mod tls;
 
 pub use config::Config;
+pub use tls::{TlsError, TlsIdentity};
 
 use tracing_subscriber::EnvFilter;
 
@@ -68,7 +75,8 @@ pub enum ServerError {
     Listener(#[from] std::io::Error),
 }
 
-/// Serves WebSocket connections on `listener` until `shutdown` is cancelled; then tells
+/// Serves HTTP and WebSocket connections on `listener` (TLS when [`Config::tls`] is set)
+/// until `shutdown` is cancelled; then tells
 /// every client `bye` (reason `shutdown`), closes sockets with code 1001, cancels AI jobs,
 /// waits for the server's tasks and returns (within about 5 s of cancellation).
 ///

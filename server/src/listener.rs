@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::ServerError;
 use crate::admission::{Admission, Turnaway};
 use crate::config::Config;
-use crate::connection;
+use crate::http;
 use crate::state::ServerState;
 
 /// How long shutdown waits for connections, rooms and AI jobs to finish.
@@ -68,7 +68,7 @@ pub(crate) async fn run(
             admitted @ Admission::Admitted { .. } => {
                 state
                     .tracker
-                    .spawn(connection::serve(socket, peer, state.clone(), admitted));
+                    .spawn(http::serve(socket, peer, state.clone(), admitted));
             }
             Admission::Refused(turnaway) => {
                 let Ok(refusal) = refusals.clone().try_acquire_owned() else {
@@ -78,7 +78,7 @@ pub(crate) async fn run(
                 let state_for_task = state.clone();
                 state.tracker.spawn(async move {
                     let refused = Admission::Refused(turnaway);
-                    connection::serve(socket, peer, state_for_task, refused).await;
+                    http::serve(socket, peer, state_for_task, refused).await;
                     drop(refusal);
                 });
             }

@@ -1,24 +1,26 @@
 //! `inarow-server`: runs the inarow game server. Flags (or `INAROW_*` environment
-//! variables) set the limits; Ctrl-C or SIGTERM shuts it down within a few seconds.
+//! variables) set the limits and TLS; Ctrl-C or SIGTERM shuts it down within a few seconds.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use inarow_server::Config;
+use inarow_server::{Config, TlsIdentity};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
-/// mimalloc rather than the system allocator: after a burst of connections closes it
+/// jemalloc rather than the system allocator: after a burst of connections closes it
 /// gives the memory back to the system, where glibc's per-thread arenas kept about
 /// 100 MB after 10,000 connections (see the load benchmark in the README).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-/// Host k-in-a-row games (tic-tac-toe, m×n×k, gomoku, Connect Four) for friends over
-/// WebSocket. Every duration is in milliseconds.
+/// Host k-in-a-row games (tic-tac-toe, m×n×k, gomoku, Connect Four) for friends: the web
+/// client at http://HOST:PORT/ and WebSocket on the same port. Every duration is in
+/// milliseconds.
 #[derive(Debug, Parser)]
 #[command(name = "inarow-server", version)]
 struct Args {
@@ -98,9 +100,20 @@ struct Args {
     /// Frames queued per connection before it is dropped as too slow.
     #[arg(long, env = "INAROW_OUTBOUND_QUEUE", default_value_t = 256)]
     outbound_queue: usize,
+    /// Largest HTTP request head (request line and headers), in bytes (at least 8192).
+    #[arg(long, env = "INAROW_MAX_REQUEST_HEAD", default_value_t = 16 * 1024)]
+    max_request_head: usize,
+    /// Serve https:// and wss:// with this PEM certificate chain (leaf first); needs
+    /// --tls-key.
+    #[arg(long, env = "INAROW_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, env = "INAROW_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 impl Args {
+    /// The configuration without TLS (see [`Args::tls`]).
     fn config(&self) -> Config {
         let ms = Duration::from_millis;
         Config {
@@ -127,7 +140,19 @@ impl Args {
             reconnect_grace: ms(self.reconnect_grace_ms),
             room_idle_timeout: ms(self.room_idle_timeout_ms),
             outbound_queue: self.outbound_queue,
+            max_request_head: self.max_request_head,
+            tls: None,
         }
+    }
+
+    /// The certificate to serve, if --tls-cert and --tls-key are given.
+    fn tls(&self) -> anyhow::Result<Option<TlsIdentity>> {
+        let (Some(cert), Some(key)) = (&self.tls_cert, &self.tls_key) else {
+            return Ok(None);
+        };
+        let identity = TlsIdentity::from_pem_files(cert, key)
+            .with_context(|| format!("cannot use {} with {}", cert.display(), key.display()))?;
+        Ok(Some(identity))
     }
 }
 
@@ -155,14 +180,23 @@ fn main() -> anyhow::Result<()> {
 }
 
 async fn serve(args: Args) -> anyhow::Result<()> {
+    let config = Config {
+        tls: args.tls()?,
+        ..args.config()
+    };
     let listener = TcpListener::bind(&args.bind)
         .await
         .with_context(|| format!("cannot listen on {}", args.bind))?;
     let addr = listener.local_addr()?;
-    println!("inarow-server listening on ws://{addr}");
+    let (web, ws) = if config.tls.is_some() {
+        ("https", "wss")
+    } else {
+        ("http", "ws")
+    };
+    println!("inarow-server listening on {ws}://{addr} (web client: {web}://{addr}/)");
     let shutdown = CancellationToken::new();
     tokio::spawn(cancel_on_signal(shutdown.clone()));
-    inarow_server::run(listener, args.config(), shutdown).await?;
+    inarow_server::run(listener, config, shutdown).await?;
     Ok(())
 }
 

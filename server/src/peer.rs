@@ -108,6 +108,9 @@ impl Peer {
         message: ServerMessage,
         id: Option<inarow_protocol::RequestId>,
     ) -> Result<(), Undelivered> {
+        if let ServerMessage::Error { code, .. } = &message {
+            crate::metrics::error_sent(*code);
+        }
         self.send_text(encode(&ServerFrame { message, id }))
     }
 

@@ -12,8 +12,10 @@
 //! - [`snapshot`]: reading room snapshots (cells, seats, occupants).
 //! - [`oracle`]: judging a finished game against its own board.
 //! - [`assertions`]: checks across clients (event order, one story per room).
+//! - [`browser`]: headless Chromium through chromedriver, for the web client's tests.
 
 pub mod assertions;
+pub mod browser;
 pub mod client;
 pub mod oracle;
 pub mod players;
@@ -28,5 +30,5 @@ pub use oracle::{assert_won, check_result};
 pub use players::take_turns;
 pub use raw::{RawEnd, RawFrame, RawSocket};
 pub use requests::{perfect_ai, plan, tictactoe};
-pub use server::{Config, SHUTDOWN_WAIT, TestServer, fast_config};
+pub use server::{Config, SHUTDOWN_WAIT, TestServer, TlsIdentity, fast_config, self_signed};
 pub use snapshot::{human_connected, mark_at, occupant, seat_of};

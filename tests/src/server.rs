@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub use inarow_server::Config;
+pub use inarow_server::{Config, TlsIdentity};
 
 use crate::client::Client;
 
@@ -30,6 +30,19 @@ pub fn fast_config() -> Config {
         max_rooms_per_session: 10_000,
         ..Config::default()
     }
+}
+
+/// A fresh self-signed certificate for `localhost` and `127.0.0.1`: the identity for
+/// [`Config::tls`], and the certificate's PEM, which a client trusts as its CA.
+pub fn self_signed() -> (TlsIdentity, String) {
+    let certified =
+        rcgen::generate_simple_self_signed(vec!["localhost".to_owned(), "127.0.0.1".to_owned()])
+            .expect("rcgen makes a certificate");
+    let cert = certified.cert.pem();
+    let key = certified.signing_key.serialize_pem();
+    let identity =
+        TlsIdentity::from_pem(cert.as_bytes(), key.as_bytes()).expect("the server takes it");
+    (identity, cert)
 }
 
 /// A server running `inarow_server::run` on a loopback port chosen by the OS.

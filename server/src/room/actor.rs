@@ -18,6 +18,7 @@ use super::fanout::{Audience, Requester};
 use super::table::{AiAnswer, Outcome, Table};
 use super::{Command, Context, Member};
 use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
+use crate::metrics;
 use crate::room_spec::RoomSpec;
 
 /// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
@@ -96,6 +97,9 @@ impl RoomActor {
             }
         };
         self.cancel_ai();
+        if self.table.game_unfinished() {
+            metrics::game_abandoned();
+        }
         self.context.lobby.remove(self.table.id());
         tracing::info!(reason, "room closed");
     }
@@ -213,8 +217,12 @@ impl RoomActor {
     }
 
     fn report_game_over(&mut self) {
+        if self.table.game_started() {
+            metrics::game_started();
+        }
         if let Some(result) = self.table.game_over() {
             tracing::info!(game = self.table.game(), ?result, "game over");
+            metrics::game_finished();
         }
     }
 

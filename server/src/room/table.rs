@@ -139,6 +139,8 @@ pub(crate) struct Table {
     resigned: Option<Mark>,
     /// The end of the current game was reported (by [`Table::game_over`]).
     over_reported: bool,
+    /// The first move of the current game was reported (by [`Table::game_started`]).
+    start_reported: bool,
     /// X then O.
     seats: [Seat; 2],
     members: HashMap<SessionId, Member>,
@@ -192,6 +194,7 @@ impl Table {
             position: Position::new(spec.rules),
             resigned: None,
             over_reported: false,
+            start_reported: false,
             seats,
             members: HashMap::new(),
             spectators: Vec::new(),
@@ -344,6 +347,19 @@ impl Table {
             return Some(status);
         }
         None
+    }
+
+    /// Reports the first move of the current game, once (for the metrics).
+    pub(crate) fn game_started(&mut self) -> bool {
+        let first = self.position.ply() > 0 && !self.start_reported;
+        self.start_reported |= first;
+        first
+    }
+
+    /// Whether the current game has had its first move and not ended, so closing the
+    /// room now abandons it.
+    pub(crate) fn game_unfinished(&self) -> bool {
+        self.start_reported && !self.over_reported
     }
 
     /// Sets a member's connection and name; true if that changes what others see.
@@ -563,6 +579,7 @@ impl Table {
             self.position = Position::new(self.position.rules());
             self.resigned = None;
             self.over_reported = false;
+            self.start_reported = false;
             self.game = self.game.saturating_add(1);
         }
         Ok(Outcome::Changed)

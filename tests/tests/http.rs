@@ -1,0 +1,203 @@
+//! Plain HTTP on the game port: the web client's files, `/healthz`, `/metrics`, answers to
+//! unknown paths and methods, and the limits (request head size, time to send it,
+//! connection cap) applied to HTTP as to WebSocket. Requests are written by hand on purpose:
+//! the tests control every byte, including malformed and slow ones.
+
+use std::time::Duration;
+
+use inarow_e2e::{Config, RECV_TIMEOUT, TestServer, fast_config};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Sends `request` on a fresh connection and reads until the server closes it (every
+/// request says `Connection: close`); returns the status code and the whole response.
+async fn exchange(server: &TestServer, request: &str) -> (u16, String) {
+    let mut socket = TcpStream::connect(server.addr()).await.expect("connect");
+    socket
+        .write_all(request.as_bytes())
+        .await
+        .expect("send the request");
+    read_response(&mut socket).await
+}
+
+async fn read_response(socket: &mut TcpStream) -> (u16, String) {
+    let mut bytes = Vec::new();
+    tokio::time::timeout(RECV_TIMEOUT, socket.read_to_end(&mut bytes))
+        .await
+        .expect("the server answers and closes in time")
+        .expect("read the response");
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP response: {text:?}"));
+    (status, text)
+}
+
+fn get(path: &str) -> String {
+    format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+}
+
+#[tokio::test]
+async fn the_web_client_and_health_are_served_on_the_game_port() {
+    let server = TestServer::start(fast_config()).await;
+    let (status, page) = exchange(&server, &get("/")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("content-type: text/html"), "{page}");
+    assert!(page.contains("<script type=\"module\" src=\"/app.js\">"));
+    assert!(page.contains("content-security-policy: default-src 'self'"));
+    for (path, kind) in [
+        ("/app.js", "text/javascript"),
+        ("/net.js", "text/javascript"),
+        ("/game.js", "text/javascript"),
+        ("/style.css", "text/css"),
+        ("/favicon.svg", "image/svg+xml"),
+    ] {
+        let (status, response) = exchange(&server, &get(path)).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(
+            response.contains(&format!("content-type: {kind}")),
+            "{path}"
+        );
+    }
+    let (status, health) = exchange(&server, &get("/healthz")).await;
+    assert_eq!(status, 200);
+    assert!(health.ends_with("\r\n\r\nok\n"), "{health:?}");
+    // HEAD answers the headers only.
+    let (status, head) = exchange(
+        &server,
+        "HEAD / HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(head.ends_with("\r\n\r\n"), "{head:?}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn other_requests_get_an_http_answer_not_silence() {
+    let server = TestServer::start(fast_config()).await;
+    let (status, body) = exchange(&server, &get("/nope")).await;
+    assert_eq!(status, 404);
+    assert!(body.ends_with("not found\n"));
+    let (status, body) = exchange(
+        &server,
+        "POST / HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi",
+    )
+    .await;
+    assert_eq!(status, 405);
+    assert!(body.contains("allow: GET, HEAD"), "{body}");
+    let (status, body) = exchange(
+        &server,
+        "GET / HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 426);
+    assert!(body.contains("sec-websocket-version: 13"), "{body}");
+    let (status, _) = exchange(
+        &server,
+        "GET / HTTP/1.1\r\nHost: test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n",
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, _) = exchange(&server, "NONSENSE\r\n\r\n").await;
+    assert_eq!(status, 400);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn metrics_count_what_happens() {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
+    ann.play(&room, 0, "b2").await;
+    // A stale ply is refused: an error by code.
+    bob.expect_refused(
+        inarow_protocol::ClientMessage::Play {
+            room: room.clone(),
+            ply: 0,
+            mv: "a1".into(),
+        },
+        inarow_protocol::ErrorCode::StalePly,
+    )
+    .await;
+    let (status, text) = exchange(&server, &get("/metrics")).await;
+    assert_eq!(status, 200);
+    assert!(text.contains("content-type: text/plain; version=0.0.4"));
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing from\n{text}"))
+    };
+    // Counters are process-wide (tests share the process), so they are at least ours.
+    assert!(value("inarow_connections") >= 3.0);
+    assert!(value("inarow_websockets") >= 2.0);
+    assert!(value("inarow_sessions") >= 2.0);
+    assert!(value("inarow_rooms") >= 1.0);
+    assert!(value("inarow_games_started_total") >= 1.0);
+    assert!(value("inarow_games_in_progress") >= 1.0);
+    assert!(value("inarow_messages_in_total") >= 6.0);
+    assert!(value("inarow_messages_out_total") >= 6.0);
+    assert!(value("inarow_errors_total{code=\"stale_ply\"}") >= 1.0);
+    assert!(value("inarow_ai_move_seconds_count") >= 0.0);
+    assert!(value("inarow_ai_queue_length") >= 0.0);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn http_limits_apply_request_head_size_time_and_connections() {
+    let config = Config {
+        handshake_timeout: Duration::from_millis(500),
+        max_connections: 2,
+        ..fast_config()
+    };
+    let server = TestServer::start(config).await;
+    // A request head beyond the limit (16 KiB by default) is refused with 431.
+    let big = format!(
+        "GET / HTTP/1.1\r\nHost: test\r\nX-Padding: {}\r\n\r\n",
+        "a".repeat(40 * 1024)
+    );
+    let mut socket = TcpStream::connect(server.addr()).await.expect("connect");
+    let _ = socket.write_all(big.as_bytes()).await;
+    let (status, _) = read_response(&mut socket).await;
+    assert_eq!(status, 431);
+    // A head sent too slowly is cut off after the handshake timeout (408 or a close).
+    let mut slow = TcpStream::connect(server.addr()).await.expect("connect");
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: te")
+        .await
+        .expect("half a request");
+    let mut bytes = Vec::new();
+    tokio::time::timeout(RECV_TIMEOUT, slow.read_to_end(&mut bytes))
+        .await
+        .expect("the server gives up on a slow head")
+        .ok();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.is_empty() || text.starts_with("HTTP/1.1 408"),
+        "{text:?}"
+    );
+    // Two open connections fill the server: a third page request is answered 503.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut socket = TcpStream::connect(server.addr()).await.expect("connect");
+        socket
+            .write_all(b"GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            .await
+            .expect("send");
+        // Kept alive: read the answer without waiting for a close.
+        let mut buf = [0u8; 512];
+        let n = tokio::time::timeout(RECV_TIMEOUT, socket.read(&mut buf))
+            .await
+            .expect("an answer")
+            .expect("read");
+        assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+        held.push(socket);
+    }
+    let (status, body) = exchange(&server, &get("/")).await;
+    assert_eq!(status, 503);
+    assert!(body.contains("retry-after: 10"), "{body}");
+    drop(held);
+    server.shutdown().await;
+}
