@@ -617,7 +617,16 @@ impl App {
     /// A status line for the shown room: whose turn, whether it is ours, the AI thinking.
     pub fn status_line(&self) -> String {
         match &self.room {
-            Some(room) => words::status_sentence(room, self.my_seat()),
+            Some(room) => {
+                let sentence = words::status_sentence(room, self.my_seat());
+                match (&room.status, self.session.invite_link(&room.id)) {
+                    // A friend without the terminal client joins from this link.
+                    (inarow_protocol::GameStatus::Waiting, Some(link)) => {
+                        format!("{sentence} · {link}")
+                    }
+                    _ => sentence,
+                }
+            }
             None => String::new(),
         }
     }

@@ -94,8 +94,6 @@ pub struct Plain {
     quit_after_rooms: bool,
     /// A `play` typed while the opponent is to move: it runs when the turn comes.
     held: Option<String>,
-    /// The web client's address (`http://HOST:PORT/`), for invite links.
-    pub web: Option<String>,
 }
 
 impl Plain {
@@ -107,7 +105,6 @@ impl Plain {
             rooms: HashMap::new(),
             current: None,
             held: None,
-            web: None,
         }
     }
 
@@ -316,8 +313,8 @@ impl Plain {
                 let id = room.id.clone();
                 match answers {
                     Some(Pending::Create) => {
-                        let link = match &self.web {
-                            Some(web) => format!(" link={web}#/r/{id}"),
+                        let link = match self.session.invite_link(&id) {
+                            Some(link) => format!(" link={link}"),
                             None => String::new(),
                         };
                         step.lines.push(format!("created {id} invite={id}{link}"));
@@ -395,7 +392,7 @@ where
     W: AsyncWrite + Unpin,
 {
     let mut plain = Plain::new(startup);
-    plain.web = server.web_address();
+    plain.session.web = server.web_address();
     let mut connection = net::connect(server, name);
     let mut lines = input.lines();
     let mut input_open = true;

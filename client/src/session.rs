@@ -122,6 +122,8 @@ pub struct Session {
     pub server: String,
     /// The connection state.
     pub link: Link,
+    /// The web client's address (`http://HOST:PORT/`), for invite links.
+    pub web: Option<String>,
     /// What to do once first welcomed; taken when done.
     startup: Option<Startup>,
     /// The id of the next request.
@@ -140,11 +142,18 @@ impl Session {
             me: None,
             server: String::new(),
             link: Link::Connecting,
+            web: None,
             startup: Some(startup),
             next_id: 1,
             pending: HashMap::new(),
             rooms: HashMap::new(),
         }
+    }
+
+    /// The link that opens `room` in a browser (joining a free seat, else watching),
+    /// when the web client's address is known.
+    pub fn invite_link(&self, room: &RoomId) -> Option<String> {
+        self.web.as_ref().map(|web| format!("{web}#/r/{room}"))
     }
 
     /// Whether the server has welcomed us on the current connection.

@@ -23,10 +23,11 @@ pub async fn run(
     name: String,
     startup: Startup,
 ) -> Result<Option<String>, ClientError> {
-    let connection = net::connect(server, name.clone());
+    let mut app = App::new(name.clone(), startup);
+    app.session.web = server.web_address();
+    let connection = net::connect(server, name);
     let outbound = connection.outbound;
     let mut events = Events::new(connection.events);
-    let mut app = App::new(name, startup);
 
     // ratatui::try_init installs a panic hook that restores the terminal; ours runs first
     // and also turns mouse reporting off, which ratatui does not know we turned on.

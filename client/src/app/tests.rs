@@ -429,3 +429,18 @@ fn the_create_form_builds_create_room() {
         }]
     );
 }
+
+#[test]
+fn a_waiting_room_shows_its_browser_link_when_the_web_address_is_known() {
+    let mut snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    snap.seats[1].occupant = Occupant::Empty;
+    let mut app = in_game(snap);
+    assert!(!app.status_line().contains("http"));
+    app.session.web = Some("http://192.168.1.20:7878/".into());
+    assert!(
+        app.status_line()
+            .ends_with(" · http://192.168.1.20:7878/#/r/abcd2345"),
+        "{}",
+        app.status_line()
+    );
+}
