@@ -324,6 +324,10 @@ pub fn fatal_reason(frame: &ServerFrame) -> Option<String> {
             )),
             ByeReason::Shutdown => Some(format!("the server shut down: {message}")),
             ByeReason::ServerFull => Some(format!("the server is full: {message}")),
+            // Retrying would only spend this address's allowance of new connections.
+            ByeReason::TooManyConnections | ByeReason::TooManySessions => Some(format!(
+                "the server refused this address more connections: {message}"
+            )),
             // The others (idle, too slow, rate limited, too large, handshake timeout) are
             // about this connection only: reconnect and resume.
             _ => None,
@@ -360,5 +364,19 @@ mod tests {
         let error = Server::new("wss://h".to_owned(), Some(Path::new("/nonexistent/ca.pem")))
             .expect_err("no such file");
         assert!(error.to_string().contains("/nonexistent/ca.pem"), "{error}");
+    }
+
+    #[test]
+    fn an_address_turned_away_does_not_retry() {
+        for reason in [ByeReason::TooManyConnections, ByeReason::TooManySessions] {
+            let frame = ServerFrame {
+                message: ServerMessage::Bye {
+                    reason,
+                    message: "limit".into(),
+                },
+                id: None,
+            };
+            assert!(fatal_reason(&frame).is_some(), "{reason}");
+        }
     }
 }
