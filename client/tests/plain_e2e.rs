@@ -2,19 +2,16 @@
 //! binary with piped stdin/stdout, and for reconnection a loopback TCP proxy the test can
 //! sever. Every read waits under a timeout.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod common;
+
+use common::WAIT;
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
-
-/// Upper bound for any single expected line; generous because CI machines are slow.
-const WAIT: Duration = Duration::from_secs(20);
 
 /// A server running on its own runtime for the length of a test.
 struct Server {
@@ -59,85 +56,14 @@ impl Drop for Server {
     }
 }
 
-/// The `inarow` binary in plain mode, its stdout read line by line on a thread.
-struct Client {
-    name: String,
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
+use common::Terminal as Client;
 
 impl Client {
-    fn spawn(url: &str, name: &str, args: &[&str]) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_inarow"))
-            .args(["--plain", "--server", url, "--name", name])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the inarow binary");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Client {
-            name: name.to_owned(),
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin still open");
-        writeln!(stdin, "{line}").expect("write to the client");
-        stdin.flush().expect("flush to the client");
-    }
-
-    fn close_stdin(&mut self) {
-        self.stdin = None;
-    }
-
-    /// The next line, or a panic with everything seen so far.
-    fn next_line(&mut self, deadline: Instant) -> String {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match self.lines.recv_timeout(left) {
-            Ok(line) => {
-                self.seen.push(line.clone());
-                line
-            }
-            Err(e) => panic!(
-                "{}: no line within the timeout ({e}); output so far:\n{}",
-                self.name,
-                self.seen.join("\n")
-            ),
-        }
-    }
-
-    /// Reads until a line satisfies `pred` and returns it.
-    fn wait_for(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let line = self.next_line(deadline);
-            assert!(
-                !line.starts_with("fatal:"),
-                "{}: fatal while waiting for {what}:\n{}",
-                self.name,
-                self.seen.join("\n")
-            );
-            if pred(&line) {
-                return line;
-            }
-        }
+    /// Starts the client against `url`.
+    fn start(url: &str, name: &str, args: &[&str]) -> Client {
+        let mut all = vec!["--server", url];
+        all.extend_from_slice(args);
+        Client::spawn(name, &all)
     }
 
     /// Reads until a complete room update (from `room …` to `status: …`).
@@ -170,42 +96,6 @@ impl Client {
                 return update;
             }
         }
-    }
-
-    /// Waits for the process to end.
-    fn wait_exit(&mut self) -> ExitStatus {
-        let (tx, rx) = mpsc::channel();
-        let mut child = std::mem::replace(
-            &mut self.child,
-            Command::new("true").spawn().expect("a placeholder process"),
-        );
-        std::thread::spawn(move || {
-            let _ = tx.send(child.wait());
-        });
-        rx.recv_timeout(WAIT)
-            .expect("the client exits in time")
-            .expect("wait for the client")
-    }
-
-    /// Every line still to come until the process closes stdout.
-    fn rest(&mut self) -> Vec<String> {
-        let deadline = Instant::now() + WAIT;
-        let mut out = Vec::new();
-        while let Ok(line) = self
-            .lines
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
-            self.seen.push(line.clone());
-            out.push(line);
-        }
-        out
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -283,7 +173,7 @@ fn play_out(client: &mut Client, mut update: Update) -> Update {
 #[test]
 fn a_game_against_the_ai_is_played_to_its_end() {
     let server = Server::start();
-    let mut alice = Client::spawn(&server.url(), "alice", &[]);
+    let mut alice = Client::start(&server.url(), "alice", &[]);
     alice.wait_for("welcome", |l| l.starts_with("connected session="));
     alice.send("create tictactoe --ai O");
     let created = alice.wait_for("created", |l| l.starts_with("created "));
@@ -326,8 +216,8 @@ fn a_game_against_the_ai_is_played_to_its_end() {
 
 /// Alice creates a tic-tac-toe room (X) and Bob joins it as O.
 fn seated_pair(server: &Server) -> (Client, Client, String) {
-    let mut alice = Client::spawn(&server.url(), "alice", &[]);
-    let mut bob = Client::spawn(&server.url(), "bob", &[]);
+    let mut alice = Client::start(&server.url(), "alice", &[]);
+    let mut bob = Client::start(&server.url(), "bob", &[]);
     alice.wait_for("welcome", |l| l.starts_with("connected "));
     bob.wait_for("welcome", |l| l.starts_with("connected "));
     alice.send("create tictactoe");
@@ -427,7 +317,7 @@ impl Proxy {
 fn a_client_reconnects_after_its_socket_is_cut_and_finishes_the_game() {
     let server = Server::start();
     let proxy = Proxy::start(&server.runtime, server.addr);
-    let mut alice = Client::spawn(&format!("ws://{}", proxy.addr), "alice", &[]);
+    let mut alice = Client::start(&format!("ws://{}", proxy.addr), "alice", &[]);
     let hello = alice.wait_for("welcome", |l| l.starts_with("connected "));
     let session = hello
         .split_whitespace()
@@ -457,12 +347,12 @@ fn a_client_reconnects_after_its_socket_is_cut_and_finishes_the_game() {
 #[test]
 fn rooms_prints_the_public_rooms_and_exits() {
     let server = Server::start();
-    let mut alice = Client::spawn(&server.url(), "alice", &[]);
+    let mut alice = Client::start(&server.url(), "alice", &[]);
     alice.wait_for("welcome", |l| l.starts_with("connected "));
     alice.send("create connect4");
     let created = alice.wait_for("created", |l| l.starts_with("created "));
     let room = created.split_whitespace().nth(1).expect("id").to_owned();
-    let mut lister = Client::spawn(&server.url(), "lister", &["rooms"]);
+    let mut lister = Client::start(&server.url(), "lister", &["rooms"]);
     lister.close_stdin();
     let rest = lister.rest();
     assert!(lister.wait_exit().success());
@@ -510,7 +400,7 @@ fn an_unsupported_protocol_ends_the_client_clearly() {
             });
         }
     });
-    let mut client = Client::spawn(&format!("ws://{addr}"), "alice", &[]);
+    let mut client = Client::start(&format!("ws://{addr}"), "alice", &[]);
     let line = client.wait_for("the refusal", |l| l.starts_with("error: "));
     assert_eq!(
         line,

@@ -4,19 +4,17 @@
 //! that they trust with `--ca-file` (and that a client without it refuses). The server runs
 //! in-process on 127.0.0.1:0; every read waits under a timeout.
 
-use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
+mod common;
+
+use common::Terminal;
 use inarow_e2e::browser::Browser;
 use inarow_server::{Config, TlsIdentity};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-
-/// Upper bound for any single expected line.
-const WAIT: Duration = Duration::from_secs(20);
 
 /// A server on the test's runtime, stopped on drop.
 struct Server {
@@ -45,78 +43,6 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.shutdown.cancel();
-    }
-}
-
-/// The `inarow` binary in plain mode, its stdout read line by line on a thread.
-struct Terminal {
-    name: String,
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-impl Terminal {
-    fn spawn(name: &str, args: &[&str]) -> Terminal {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_inarow"))
-            .args(["--plain", "--name", name])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the inarow binary");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Terminal {
-            name: name.to_owned(),
-            stdin: child.stdin.take(),
-            child,
-            lines,
-            seen: Vec::new(),
-        }
-    }
-
-    fn send(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin still open");
-        writeln!(stdin, "{line}").expect("write to the client");
-        stdin.flush().expect("flush to the client");
-    }
-
-    /// Reads until a line satisfies `pred` and returns it. Blocking: the server runs on
-    /// the runtime's other worker threads.
-    fn wait_for(&mut self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let line = self.lines.recv_timeout(left).unwrap_or_else(|e| {
-                panic!(
-                    "{}: no {what} within the timeout ({e}); output so far:\n{}",
-                    self.name,
-                    self.seen.join("\n")
-                )
-            });
-            self.seen.push(line.clone());
-            if pred(&line) {
-                return line;
-            }
-        }
-    }
-}
-
-impl Drop for Terminal {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
