@@ -298,6 +298,7 @@ async fn player(
     let mut next_id = 10;
     let mut pending: Option<(u64, Instant)> = None;
     let mut moved_at_ply = None;
+    let mut last: Option<inarow_protocol::RoomSnapshot> = None;
     let mut rematched_game = 0;
     let mut think: Option<(tokio::time::Instant, u32, String)> = None;
     let error = |totals: &Totals, what: String| {
@@ -336,6 +337,21 @@ async fn player(
         };
         let snapshot = match frame.message {
             ServerMessage::Room { room } => room,
+            // Protocol 2: a move comes as a small event, applied to the last snapshot as
+            // the terminal client does; a gap asks for a fresh snapshot.
+            ServerMessage::Moved(event) => {
+                match last.as_ref().and_then(|s| inarow::board::apply_moved(s, &event)) {
+                    Some(next) => Box::new(next),
+                    None => {
+                        next_id += 1;
+                        let sync = ClientMessage::Sync { room: room.clone() };
+                        if let Err(e) = send(&mut ws, sync, next_id).await {
+                            return error(&totals, format!("send failed: {e}"));
+                        }
+                        continue;
+                    }
+                }
+            }
             ServerMessage::Error { code, message } => {
                 error(&totals, format!("error {code}: {message}"));
                 continue;
@@ -345,6 +361,7 @@ async fn player(
             }
             _ => continue,
         };
+        last = Some((*snapshot).clone());
         if let Some((id, sent)) = pending
             && frame.id == Some(RequestId::Number(id))
         {
