@@ -340,7 +340,10 @@ async fn player(
             // Protocol 2: a move comes as a small event, applied to the last snapshot as
             // the terminal client does; a gap asks for a fresh snapshot.
             ServerMessage::Moved(event) => {
-                match last.as_ref().and_then(|s| inarow::board::apply_moved(s, &event)) {
+                match last
+                    .as_ref()
+                    .and_then(|s| inarow::board::apply_moved(s, &event))
+                {
                     Some(next) => Box::new(next),
                     None => {
                         next_id += 1;
