@@ -567,6 +567,8 @@ impl App {
                 self.flash(format!("server said bye ({reason}): {message}"));
                 Vec::new()
             }
+            // Asked for only by the `history`, `replay` and `export` commands, not here.
+            ServerMessage::History { .. } | ServerMessage::Game { .. } => Vec::new(),
         }
     }
 

@@ -334,6 +334,7 @@ pub(crate) mod tests {
             status,
             last_move: None,
             spectators: Vec::new(),
+            last_game: None,
         }
     }
 

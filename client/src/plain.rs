@@ -352,6 +352,8 @@ impl Plain {
             ServerMessage::Bye { reason, message } => {
                 Step::line(format!("bye {reason}: {message}"))
             }
+            // Asked for only by the `history`, `replay` and `export` commands, not here.
+            ServerMessage::History { .. } | ServerMessage::Game { .. } => Step::default(),
         }
     }
 }

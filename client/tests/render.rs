@@ -62,6 +62,7 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         status,
         last_move: moves.last().map(|s| (*s).to_owned()),
         spectators: Vec::new(),
+        last_game: None,
     }
 }
 

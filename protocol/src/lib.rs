@@ -328,7 +328,34 @@ pub enum ClientMessage {
         /// The room.
         room: RoomId,
     },
+    /// List finished games, newest first; answered with `history`. With `name`, only the
+    /// games that name played, and that name's record.
+    History {
+        /// Only games with a player of this display name (compared exactly).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// How many games to list: 1 to [`MAX_HISTORY_LIMIT`]; [`DEFAULT_HISTORY_LIMIT`]
+        /// when omitted, and a larger number is treated as the maximum.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+        /// Only games with an id below this one: the `game` of the last entry of the
+        /// previous page, to read the next (older) page.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before: Option<GameId>,
+    },
+    /// Ask for one finished game's whole record; answered with `game`. The game's id is in
+    /// a field named `game`, as `id` is the request id of every message.
+    Game {
+        /// The game's id, from `history` or a room's `last_game`.
+        game: GameId,
+    },
 }
+
+/// The number of games `history` lists when its `limit` is omitted.
+pub const DEFAULT_HISTORY_LIMIT: u32 = 20;
+
+/// The most games one `history` answer lists.
+pub const MAX_HISTORY_LIMIT: u32 = 100;
 
 /// A message from the server, with the id of the client message that caused it, if any.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -411,6 +438,127 @@ pub enum ServerMessage {
         /// Human-readable explanation.
         message: String,
     },
+    /// Answer to `history`: finished games, newest first.
+    History {
+        /// The games of this page, newest first.
+        games: Vec<GameSummary>,
+        /// Whether older games remain: ask again with `before` set to the last entry's `game`.
+        more: bool,
+        /// The record of the `name` asked for; absent when the request named nobody.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        record: Option<Box<PlayerRecord>>,
+    },
+    /// Answer to `game`: one finished game, move by move.
+    Game {
+        /// The game.
+        game: Box<GameRecord>,
+    },
+}
+
+/// The id of a finished game kept by the server: a whole number, larger for later games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct GameId(pub u64);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A player of a finished game: a person's display name at the time, or an AI and its level.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PlayerRef {
+    /// The display name (for an AI, the name the room showed, such as `AI (perfect)`).
+    pub name: String,
+    /// The AI's level; absent for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai: Option<Level>,
+}
+
+/// A finished game as `history` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// The game's id (for `game`, and `before` when paging).
+    pub game: GameId,
+    /// The room it was played in; absent for a private room, whose id is its invite code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub room: Option<RoomId>,
+    /// Which game of the room it was, from 1.
+    pub number: u32,
+    /// The rules played.
+    pub rules: Rules,
+    /// Who played X.
+    pub x: PlayerRef,
+    /// Who played O.
+    pub o: PlayerRef,
+    /// How it ended: `won` (with the winning line), `drawn` or `resigned`.
+    pub result: GameStatus,
+    /// How many moves were played.
+    pub ply: u32,
+    /// When the first move could be played, in milliseconds since the Unix epoch (UTC).
+    pub started_at: u64,
+    /// When the game ended, in milliseconds since the Unix epoch (UTC).
+    pub ended_at: u64,
+}
+
+/// One move of a finished game.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayedMove {
+    /// The move in notation (a column with gravity).
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The cell where the stone landed.
+    pub cell: String,
+    /// The mark that moved.
+    pub by: Mark,
+    /// How long the mover took, in milliseconds, from the previous move (or the start).
+    pub ms: u64,
+}
+
+/// A finished game, whole: its summary, every move, and its text record.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// What `history` lists for it.
+    #[serde(flatten)]
+    pub summary: GameSummary,
+    /// Every move, in order.
+    pub moves: Vec<PlayedMove>,
+    /// The game in the text record format of `docs/protocol.md` (tags, then the moves),
+    /// which the engine reads back.
+    pub text: String,
+}
+
+/// A player's results, over the games `history` keeps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayerRecord {
+    /// The display name the record is for.
+    pub name: String,
+    /// Games won, drawn and lost, against everyone.
+    pub total: Tally,
+    /// The same against each opponent (a person by name, an AI by level), most games first.
+    pub opponents: Vec<OpponentTally>,
+}
+
+/// Wins, draws and losses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Games won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost (resigning counts as a loss).
+    pub losses: u32,
+}
+
+/// A player's results against one opponent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpponentTally {
+    /// The opponent: a person, or an AI level.
+    pub opponent: PlayerRef,
+    /// The results against them.
+    #[serde(flatten)]
+    pub tally: Tally,
 }
 
 /// A move played in a room, as protocol 2 sends it instead of a snapshot. Applied to the
@@ -488,6 +636,10 @@ pub struct RoomSnapshot {
     pub last_move: Option<String>,
     /// Names of the spectators.
     pub spectators: Vec<String>,
+    /// The id under which the server keeps this room's last finished game (for `game`);
+    /// absent until a game of the room has ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_game: Option<GameId>,
 }
 
 /// One seat of a room.
@@ -619,11 +771,15 @@ pub enum ErrorCode {
     /// Your address holds too many sessions (live or waiting to be resumed); `hello`
     /// without a valid token is refused (then `bye` and close 1013).
     TooManySessions,
+    /// `game` names a game the server does not keep.
+    UnknownGame,
+    /// The server could not read its game store; try again later.
+    StoreUnavailable,
 }
 
 impl ErrorCode {
     /// Every code, for exhaustive tests and documentation.
-    pub const ALL: [ErrorCode; 22] = [
+    pub const ALL: [ErrorCode; 24] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedProtocol,
         ErrorCode::InvalidName,
@@ -646,6 +802,8 @@ impl ErrorCode {
         ErrorCode::TooManyRooms,
         ErrorCode::TooManyConnections,
         ErrorCode::TooManySessions,
+        ErrorCode::UnknownGame,
+        ErrorCode::StoreUnavailable,
     ];
 
     /// The code as it appears on the wire.
@@ -673,6 +831,8 @@ impl ErrorCode {
             ErrorCode::TooManyRooms => "too_many_rooms",
             ErrorCode::TooManyConnections => "too_many_connections",
             ErrorCode::TooManySessions => "too_many_sessions",
+            ErrorCode::UnknownGame => "unknown_game",
+            ErrorCode::StoreUnavailable => "store_unavailable",
         }
     }
 }
@@ -709,11 +869,14 @@ pub enum ByeReason {
     TooManyConnections,
     /// Too many sessions held by the peer's address (close code 1013).
     TooManySessions,
+    /// The server is restarting and keeps its rooms and sessions (close code 1012):
+    /// reconnect with your token once it is back.
+    Restarting,
 }
 
 impl ByeReason {
     /// Every reason, for exhaustive tests and documentation.
-    pub const ALL: [ByeReason; 11] = [
+    pub const ALL: [ByeReason; 12] = [
         ByeReason::Shutdown,
         ByeReason::HandshakeTimeout,
         ByeReason::IdleTimeout,
@@ -725,6 +888,7 @@ impl ByeReason {
         ByeReason::TooSlow,
         ByeReason::TooManyConnections,
         ByeReason::TooManySessions,
+        ByeReason::Restarting,
     ];
 
     /// The reason as it appears on the wire.
@@ -741,6 +905,7 @@ impl ByeReason {
             ByeReason::TooSlow => "too_slow",
             ByeReason::TooManyConnections => "too_many_connections",
             ByeReason::TooManySessions => "too_many_sessions",
+            ByeReason::Restarting => "restarting",
         }
     }
 }

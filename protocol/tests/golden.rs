@@ -124,9 +124,11 @@ fn every_message_type_is_documented() {
         "rematch",
         "chat",
         "sync",
+        "history",
+        "game",
     ];
     let server = [
-        "welcome", "rooms", "room", "moved", "chat", "left", "error", "bye",
+        "welcome", "rooms", "room", "moved", "chat", "left", "error", "bye", "history", "game",
     ];
     for t in client {
         assert!(documented.contains(&(true, t.to_owned())), "client {t}");
@@ -147,7 +149,9 @@ fn every_message_type_is_documented() {
         | ClientMessage::Resign { .. }
         | ClientMessage::Rematch { .. }
         | ClientMessage::Chat { .. }
-        | ClientMessage::Sync { .. } => client.len(),
+        | ClientMessage::Sync { .. }
+        | ClientMessage::History { .. }
+        | ClientMessage::Game { .. } => client.len(),
     };
     let _server_variant = |m: &ServerMessage| match m {
         ServerMessage::Welcome { .. }
@@ -157,7 +161,9 @@ fn every_message_type_is_documented() {
         | ServerMessage::Chat { .. }
         | ServerMessage::Left { .. }
         | ServerMessage::Error { .. }
-        | ServerMessage::Bye { .. } => server.len(),
+        | ServerMessage::Bye { .. }
+        | ServerMessage::History { .. }
+        | ServerMessage::Game { .. } => server.len(),
     };
 }
 

@@ -86,6 +86,7 @@ impl Ending {
 fn close_code(reason: ByeReason) -> CloseCode {
     match reason {
         ByeReason::Shutdown => CloseCode::Away,
+        ByeReason::Restarting => CloseCode::Restart,
         // Try again later: the server, or the peer's address, is at its limit.
         ByeReason::ServerFull | ByeReason::TooManyConnections | ByeReason::TooManySessions => {
             CloseCode::Again

@@ -9,7 +9,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use inarow_protocol::{
-    ByeReason, ClientFrame, ClientMessage, ErrorCode, PROTOCOL_VERSIONS, RequestId, RoomId,
+    ByeReason, ClientFrame, ClientMessage, ErrorCode, GameId, PROTOCOL_VERSIONS, RequestId, RoomId,
     ServerMessage, SessionId, decode_client,
 };
 use tracing::Instrument;
@@ -58,6 +58,17 @@ pub(crate) enum Route {
     },
     /// The public rooms.
     ListRooms,
+    /// Finished games, newest first (`history`).
+    History {
+        /// Only this player's games.
+        name: Option<String>,
+        /// Page size asked for.
+        limit: Option<u32>,
+        /// Only games older than this one.
+        before: Option<GameId>,
+    },
+    /// One finished game (`game`).
+    Game(GameId),
     /// A new room.
     CreateRoom(CreateRoom),
     /// A request for the room named.
@@ -80,6 +91,18 @@ impl Route {
                 };
             }
             ClientMessage::ListRooms {} => return Route::ListRooms,
+            ClientMessage::History {
+                name,
+                limit,
+                before,
+            } => {
+                return Route::History {
+                    name,
+                    limit,
+                    before,
+                };
+            }
+            ClientMessage::Game { game } => return Route::Game(game),
             ClientMessage::CreateRoom {
                 name,
                 rules,
@@ -242,6 +265,28 @@ impl Handler {
             Route::ListRooms => {
                 let rooms = self.state.lobby.list();
                 self.send(ServerMessage::Rooms { rooms }, id);
+            }
+            Route::History {
+                name,
+                limit,
+                before,
+            } => {
+                // The game store is not wired in yet: say so with the code a client must
+                // handle anyway when the store cannot be read.
+                tracing::debug!(?name, ?limit, ?before, "history asked; no store");
+                self.error(
+                    id,
+                    ErrorCode::StoreUnavailable,
+                    "this server keeps no finished games",
+                );
+            }
+            Route::Game(game) => {
+                tracing::debug!(%game, "game asked; no store");
+                self.error(
+                    id,
+                    ErrorCode::StoreUnavailable,
+                    "this server keeps no finished games",
+                );
             }
             Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(session, request, id.clone()) {

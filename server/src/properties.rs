@@ -173,6 +173,7 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             Route::ListRooms => {
                 let _ = state.lobby.list();
             }
+            Route::History { .. } | Route::Game(_) => {}
             Route::CreateRoom(CreateRoom {
                 name,
                 rules,

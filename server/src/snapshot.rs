@@ -138,6 +138,7 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         status,
         last_move: facts.position.last_cell().map(|c| c.to_string()),
         spectators: facts.spectators,
+        last_game: None,
     }
 }
 

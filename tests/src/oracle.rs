@@ -173,6 +173,7 @@ mod tests {
             status,
             last_move: moves.last().map(|m| (*m).to_owned()),
             spectators: Vec::new(),
+            last_game: None,
         }
     }
 
