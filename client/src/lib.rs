@@ -11,15 +11,20 @@
 //! [`ui`] (imports run that way only; [`layout`] and [`form`] serve app and ui, and
 //! [`terminal`] runs the loop), plain mode is [`plain`]. [`net`] is the connection task
 //! under both.
+//!
+//! Kept games are printed with [`history`]'s words and tables and replayed with
+//! [`replay`], whose screen reuses the board drawing.
 
 pub mod app;
 pub mod board;
 pub mod cli;
 pub mod event;
 pub mod form;
+pub mod history;
 pub mod layout;
 pub mod net;
 pub mod plain;
+pub mod replay;
 pub mod session;
 pub mod terminal;
 pub mod ui;
