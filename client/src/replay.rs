@@ -232,8 +232,8 @@ impl Replay {
         Control::Stay
     }
 
-    /// The replay screen's status line: the move shown, who played it and how long they
-    /// took, and the result once at the end.
+    /// The replay screen's status line: the move shown, who played it (mark and name) and
+    /// how long they took, and the result once at the end.
     pub fn status_line(&self) -> String {
         let total = self.len();
         let Some(shown) = self.ply.checked_sub(1).and_then(|i| self.moves.get(i)) else {
@@ -245,9 +245,10 @@ impl Replay {
             };
         };
         let mut line = format!(
-            "Move {} of {total}: {} played {} in {}",
+            "Move {} of {total}: {} ({}) played {} in {}",
             self.ply,
             shown.by,
+            player_label(self.player(shown.by)),
             self.move_words(shown),
             move_time(shown.ms)
         );
@@ -255,6 +256,14 @@ impl Replay {
             line.push_str(&format!(" · {}", self.result()));
         }
         line
+    }
+
+    /// Who played `mark`.
+    fn player(&self, mark: Mark) -> &inarow_protocol::PlayerRef {
+        match mark {
+            Mark::X => &self.record.summary.x,
+            Mark::O => &self.record.summary.o,
+        }
     }
 
     /// A move as people name it: the cell, or with gravity the column and where it landed.

@@ -146,10 +146,13 @@ fn the_status_line_names_the_move_the_mover_and_the_time() {
     let mut replay = Replay::new(diagonal()).expect("a legal game");
     assert_eq!(
         replay.status_line(),
-        "Move 5 of 5: X played c3 in 2.2s · X won (line a1 b2 c3)"
+        "Move 5 of 5: X (ann) played c3 in 2.2s · X won (line a1 b2 c3)"
     );
     replay.go_to(2);
-    assert_eq!(replay.status_line(), "Move 2 of 5: O played a2 in 3.4s");
+    assert_eq!(
+        replay.status_line(),
+        "Move 2 of 5: O (bob) played a2 in 3.4s"
+    );
     replay.go_to(0);
     assert_eq!(
         replay.status_line(),
@@ -174,7 +177,7 @@ fn gravity_moves_land_and_a_resigned_game_ends_resigned() {
     );
     assert_eq!(
         replay.status_line(),
-        "Move 3 of 3: X played e (e1) in 0.9s · X won (resigned)"
+        "Move 3 of 3: X (ann) played e (e1) in 0.9s · X won (resigned)"
     );
 }
 

@@ -175,7 +175,7 @@ mod tests {
         assert!(lines[9].contains("│  3. c3 "), "{}", lines[9]);
         assert_eq!(
             lines[21],
-            "Move 5 of 5: X played c3 in 2.2s · X won (line a1 b2 c3)"
+            "Move 5 of 5: X (ann) played c3 in 2.2s · X won (line a1 b2 c3)"
         );
         assert_eq!(lines[23], "←→ step · Home/End start/end · q quit");
         // The winning line a1, b2, c3 is lit; the other stones are not.
@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(lines[3].split('│').next(), Some(" 2 O X ·  "));
         assert_eq!(lines[4].split('│').next(), Some(" 1 · · ·  "));
         assert!(lines[6].contains("┌ Moves (2/5) ─"));
-        assert_eq!(lines[21], "Move 2 of 5: O played a2 in 3.4s");
+        assert_eq!(lines[21], "Move 2 of 5: O (bob) played a2 in 3.4s");
         // The last stone (a2) is marked as in a live game; no line is lit before the end.
         assert_eq!(buf[(3, 3)].bg, crate::ui::LAST_MOVE_BG);
         assert_eq!(buf[(5, 3)].bg, ratatui::style::Color::Reset);
