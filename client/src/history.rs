@@ -59,13 +59,14 @@ pub fn utc_minute(ms: u64) -> String {
     )
 }
 
-/// How long a move took: `2.1s`, or `3m05s` from a minute up.
+/// How long a move took: `2.1s` (tenths, rounded, as the record's comments write them),
+/// or `3m05s` from a minute up.
 pub fn move_time(ms: u64) -> String {
-    if ms < 60_000 {
-        // Tenths, rounded down, as the record's comments write them.
-        format!("{}.{}s", ms / 1000, ms % 1000 / 100)
+    let tenths = (ms + 50) / 100;
+    if tenths < 600 {
+        format!("{}.{}s", tenths / 10, tenths % 10)
     } else {
-        let seconds = ms / 1000;
+        let seconds = (ms + 500) / 1000;
         format!("{}m{:02}s", seconds / 60, seconds % 60)
     }
 }
@@ -268,7 +269,10 @@ mod tests {
     fn move_times_read_like_the_record() {
         assert_eq!(move_time(2100), "2.1s");
         assert_eq!(move_time(0), "0.0s");
-        assert_eq!(move_time(59_999), "59.9s");
+        assert_eq!(move_time(2149), "2.1s");
+        assert_eq!(move_time(2150), "2.2s");
+        assert_eq!(move_time(59_949), "59.9s");
+        assert_eq!(move_time(59_950), "1m00s");
         assert_eq!(move_time(65_000), "1m05s");
     }
 
