@@ -44,8 +44,6 @@ mod room_spec;
 mod session;
 mod snapshot;
 mod state;
-// The skeleton: rooms start writing and dispatch reading in the next commits.
-#[allow(dead_code, unused_imports)]
 mod store;
 mod text;
 mod tls;

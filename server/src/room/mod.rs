@@ -54,7 +54,6 @@ pub(crate) struct Context {
     /// Where AI moves are computed.
     pub(crate) ai: AiPool,
     /// Where the room hands its finished games.
-    #[allow(dead_code)] // the skeleton: the actor writes games in the next commit
     pub(crate) store: Store,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
