@@ -59,16 +59,10 @@ pub fn utc_minute(ms: u64) -> String {
     )
 }
 
-/// How long a move took: `2.1s` (tenths, rounded, as the record's comments write them),
-/// or `3m05s` from a minute up.
+/// How long a move took, as the game record's comments write it (`2.1s`): the engine
+/// owns that format, so a replay and an export agree.
 pub fn move_time(ms: u64) -> String {
-    let tenths = (ms + 50) / 100;
-    if tenths < 600 {
-        format!("{}.{}s", tenths / 10, tenths % 10)
-    } else {
-        let seconds = (ms + 500) / 1000;
-        format!("{}m{:02}s", seconds / 60, seconds % 60)
-    }
+    inarow_engine::record::seconds_comment(ms)
 }
 
 /// Lays out rows of cells in columns two spaces apart; the columns whose index is in
@@ -271,9 +265,7 @@ mod tests {
         assert_eq!(move_time(0), "0.0s");
         assert_eq!(move_time(2149), "2.1s");
         assert_eq!(move_time(2150), "2.2s");
-        assert_eq!(move_time(59_949), "59.9s");
-        assert_eq!(move_time(59_950), "1m00s");
-        assert_eq!(move_time(65_000), "1m05s");
+        assert_eq!(move_time(65_000), "65.0s");
     }
 
     #[test]

@@ -231,7 +231,14 @@ fn history_export_and_replay_read_the_games_played() {
         "{}",
         lines[0]
     );
-    assert!(lines[1].starts_with("move 1 X b2 "), "{}", lines[1]);
+    // The time taken reads as in the record: `1. b2 {2.1s}` there, `move 1 X b2 2.1s` here.
+    let first_time = game
+        .text
+        .split_once("1. b2 {")
+        .and_then(|(_, rest)| rest.split_once('}'))
+        .map(|(time, _)| time)
+        .expect("the first move's time in the record");
+    assert_eq!(lines[1], format!("move 1 X b2 {first_time}"));
     assert_eq!(
         lines[2..6],
         [" 3 . . .", " 2 . X .", " 1 . . .", "   a b c"]
