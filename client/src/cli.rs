@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use inarow_protocol::{Level, Mark, RoomId, RulesSpec};
+use inarow_protocol::{GameId, Level, Mark, RoomId, RulesSpec};
 
 use crate::words::{parse_level, parse_mark, parse_rules};
 
@@ -11,23 +11,29 @@ use crate::words::{parse_level, parse_mark, parse_rules};
 ///
 /// Without a subcommand the lobby screen opens. With --plain, or when stdin or stdout is
 /// not a terminal, the client reads one command per line and prints events as text (type
-/// `help` for the commands).
+/// `help` for the commands). `history`, `replay` and `export` read the finished games the
+/// server keeps.
 #[derive(Debug, Parser)]
 #[command(name = "inarow", version)]
 pub struct Cli {
     /// The server's WebSocket address: ws://HOST:PORT, or wss://HOST:PORT for a server
     /// behind TLS (its certificate is checked against the usual public CAs).
-    #[arg(long, env = "INAROW_SERVER", default_value = "ws://127.0.0.1:7878")]
+    #[arg(
+        long,
+        global = true,
+        env = "INAROW_SERVER",
+        default_value = "ws://127.0.0.1:7878"
+    )]
     pub server: String,
     /// Also trust the CA certificates in this PEM file for wss:// (for a server with a
     /// self-signed certificate: pass that certificate).
-    #[arg(long, env = "INAROW_CA_FILE")]
+    #[arg(long, global = true, env = "INAROW_CA_FILE")]
     pub ca_file: Option<PathBuf>,
     /// Your display name (1 to 24 characters); defaults to your login name.
-    #[arg(long, env = "INAROW_NAME")]
+    #[arg(long, global = true, env = "INAROW_NAME")]
     pub name: Option<String>,
     /// Line mode for scripts: one command per line on stdin, events as text on stdout.
-    #[arg(long)]
+    #[arg(long, global = true)]
     pub plain: bool,
     /// What to do once connected.
     #[command(subcommand)]
@@ -62,6 +68,48 @@ pub enum Command {
     },
     /// Print the public rooms and exit.
     Rooms,
+    /// List the finished games the server keeps, newest first; with NAME, only that
+    /// player's games, after their wins, draws and losses.
+    History {
+        /// A display name, exactly as it showed in the seats.
+        name: Option<String>,
+        /// How many games to list (1 to 100).
+        #[arg(long, default_value_t = inarow_protocol::DEFAULT_HISTORY_LIMIT,
+              value_parser = clap::value_parser!(u32).range(1..=i64::from(inarow_protocol::MAX_HISTORY_LIMIT)))]
+        limit: u32,
+        /// Only games older than this game id: the next page after a listing that ended
+        /// with that game.
+        #[arg(long, value_parser = parse_game_id, conflicts_with = "all")]
+        before: Option<GameId>,
+        /// Every kept game, page after page.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Step through a finished game on the board (←/→, Home/End, q); with --plain, print
+    /// it move by move.
+    Replay {
+        /// The game's id, from `history`.
+        #[arg(value_parser = parse_game_id)]
+        game: GameId,
+    },
+    /// Print a finished game's record (tags, then the moves), e.g. `inarow export 42 >
+    /// game.txt`.
+    Export {
+        /// The game's id, from `history`.
+        #[arg(value_parser = parse_game_id)]
+        game: GameId,
+    },
+}
+
+/// Parses a game id: a whole number, with an optional leading `#` as `history` may be read.
+///
+/// # Errors
+/// A message saying what a game id looks like.
+pub fn parse_game_id(text: &str) -> Result<GameId, String> {
+    let digits = text.trim().trim_start_matches('#');
+    digits.parse::<u64>().map(GameId).map_err(|_| {
+        format!("{text:?} is not a game id: a whole number, as `inarow history` lists")
+    })
 }
 
 /// What the client does after its first `welcome`.
@@ -84,6 +132,17 @@ pub enum Startup {
     Watch(RoomId),
     /// List the public rooms, print them and exit.
     Rooms,
+    /// `history`: list kept games (the first page; `games` asks for the next ones).
+    History {
+        /// Only this player's games, and their record.
+        name: Option<String>,
+        /// The page size.
+        limit: u32,
+        /// Only games older than this one.
+        before: Option<GameId>,
+    },
+    /// `replay` or `export`: fetch one kept game.
+    Game(GameId),
 }
 
 impl Cli {
@@ -99,6 +158,17 @@ impl Cli {
             Some(Command::Join { code }) => Startup::Join(RoomId(code.trim().to_owned())),
             Some(Command::Watch { room }) => Startup::Watch(RoomId(room.trim().to_owned())),
             Some(Command::Rooms) => Startup::Rooms,
+            Some(Command::History {
+                name,
+                limit,
+                before,
+                ..
+            }) => Startup::History {
+                name: name.as_ref().map(|n| n.trim().to_owned()),
+                limit: *limit,
+                before: *before,
+            },
+            Some(Command::Replay { game } | Command::Export { game }) => Startup::Game(*game),
         }
     }
 
@@ -166,5 +236,46 @@ mod tests {
         assert_eq!(cli.startup(), Startup::Watch(RoomId::from("xyz")));
         let cli = Cli::try_parse_from(["inarow", "rooms"]).expect("valid");
         assert_eq!(cli.startup(), Startup::Rooms);
+    }
+
+    #[test]
+    fn the_commands_about_kept_games() {
+        let cli = Cli::try_parse_from(["inarow", "history"]).expect("valid");
+        assert_eq!(
+            cli.startup(),
+            Startup::History {
+                name: None,
+                limit: inarow_protocol::DEFAULT_HISTORY_LIMIT,
+                before: None
+            }
+        );
+        let cli =
+            Cli::try_parse_from(["inarow", "history", "ann", "--limit", "5", "--before", "42"])
+                .expect("valid");
+        assert_eq!(
+            cli.startup(),
+            Startup::History {
+                name: Some("ann".into()),
+                limit: 5,
+                before: Some(GameId(42))
+            }
+        );
+        assert!(Cli::try_parse_from(["inarow", "history", "--limit", "0"]).is_err());
+        assert!(Cli::try_parse_from(["inarow", "history", "--limit", "101"]).is_err());
+        assert!(
+            Cli::try_parse_from(["inarow", "history", "--all", "--before", "3"]).is_err(),
+            "--all starts from the newest"
+        );
+        // The connection flags and --plain may also follow the subcommand.
+        let cli =
+            Cli::try_parse_from(["inarow", "replay", "#42", "--plain", "--server", "ws://h:1"])
+                .expect("valid");
+        assert!(cli.plain);
+        assert_eq!(cli.server, "ws://h:1");
+        assert_eq!(cli.startup(), Startup::Game(GameId(42)));
+        let cli = Cli::try_parse_from(["inarow", "export", "7"]).expect("valid");
+        assert_eq!(cli.startup(), Startup::Game(GameId(7)));
+        assert!(Cli::try_parse_from(["inarow", "export", "seven"]).is_err());
+        assert!(Cli::try_parse_from(["inarow", "replay"]).is_err());
     }
 }

@@ -11,15 +11,23 @@
 //! [`ui`] (imports run that way only; [`layout`] and [`form`] serve app and ui, and
 //! [`terminal`] runs the loop), plain mode is [`plain`]. [`net`] is the connection task
 //! under both.
+//!
+//! The commands about the games the server keeps are [`games`]: they ask through [`query`]
+//! (one answer per question, over the same session core), print with [`history`]'s words
+//! and tables, and replay a game with [`replay`], whose screen reuses the board drawing.
 
 pub mod app;
 pub mod board;
 pub mod cli;
 pub mod event;
 pub mod form;
+pub mod games;
+pub mod history;
 pub mod layout;
 pub mod net;
 pub mod plain;
+pub mod query;
+pub mod replay;
 pub mod session;
 pub mod terminal;
 pub mod ui;
@@ -39,8 +47,9 @@ pub enum ClientError {
 }
 
 /// Runs the client as the command line asks: plain mode when asked, when stdin or stdout
-/// is not a terminal, or for `rooms`; the full-screen interface otherwise. Returns the
-/// message of a fatal end (unsupported protocol, refused name, server gone for good).
+/// is not a terminal, or for `rooms`; the full-screen interface otherwise; the commands
+/// about kept games (`history`, `replay`, `export`) in [`games`]. Returns the message of a
+/// fatal end (unsupported protocol, refused name, server gone for good, a refused question).
 ///
 /// # Errors
 /// [`ClientError`] when the terminal or stdout fails, or `--ca-file` cannot be used.
@@ -49,6 +58,12 @@ pub async fn run(cli: cli::Cli) -> Result<Option<String>, ClientError> {
     let name = cli.display_name();
     let server = net::Server::new(cli.server.clone(), cli.ca_file.as_deref())?;
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if matches!(
+        startup,
+        cli::Startup::History { .. } | cli::Startup::Game(_)
+    ) {
+        return games::run(&cli, server, interactive).await;
+    }
     if cli.plain || !interactive || startup == cli::Startup::Rooms {
         let stdin = tokio::io::BufReader::new(tokio::io::stdin());
         plain::run(server, name, startup, stdin, tokio::io::stdout()).await

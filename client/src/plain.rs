@@ -22,7 +22,7 @@ use inarow_protocol::{
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 
-pub use text::{HELP, parse_create, rooms_lines, snapshot_lines};
+pub use text::{HELP, board_lines, parse_create, rooms_lines, snapshot_lines};
 
 use crate::ClientError;
 use crate::board::{self, MoveRejection};

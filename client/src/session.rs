@@ -53,6 +53,10 @@ pub enum Pending {
     /// `sync` after a gap: the snapshot that answers it only catches up, it is no room
     /// we entered.
     Sync,
+    /// `history`: a page of kept games.
+    History,
+    /// `game`: one kept game.
+    Game,
     /// Anything else: the reply only has to arrive.
     Other,
 }
@@ -413,6 +417,19 @@ impl Session {
             }
             Startup::Join(room) => self.join_or_watch(room),
             Startup::Watch(room) => self.watch(room),
+            Startup::History {
+                name,
+                limit,
+                before,
+            } => {
+                let message = ClientMessage::History {
+                    name,
+                    limit: Some(limit),
+                    before,
+                };
+                self.request(message, Pending::History)
+            }
+            Startup::Game(game) => self.request(ClientMessage::Game { game }, Pending::Game),
         };
         frame.into_iter().collect()
     }
@@ -492,6 +509,50 @@ mod tests {
         );
         assert!(
             matches!(welcome(&mut s), Update::Welcome { again: true, ref send, .. } if send.is_empty())
+        );
+    }
+
+    #[test]
+    fn the_kept_games_commands_ask_on_the_welcome() {
+        let mut s = Session::new(Startup::Game(inarow_protocol::GameId(42)));
+        let Update::Welcome { send, .. } = welcome(&mut s) else {
+            panic!("a welcome");
+        };
+        assert_eq!(
+            send[0].message,
+            ClientMessage::Game {
+                game: inarow_protocol::GameId(42)
+            }
+        );
+        let refused = s.on_net(NetEvent::Frame(ServerFrame {
+            message: ServerMessage::Error {
+                code: ErrorCode::UnknownGame,
+                message: "no such game".into(),
+            },
+            id: send[0].id.clone(),
+        }));
+        assert!(matches!(
+            refused,
+            Update::Message {
+                answers: Some(Pending::Game),
+                ..
+            }
+        ));
+        let mut s = Session::new(Startup::History {
+            name: Some("ann".into()),
+            limit: 5,
+            before: None,
+        });
+        let Update::Welcome { send, .. } = welcome(&mut s) else {
+            panic!("a welcome");
+        };
+        assert_eq!(
+            send[0].message,
+            ClientMessage::History {
+                name: Some("ann".into()),
+                limit: Some(5),
+                before: None
+            }
         );
     }
 

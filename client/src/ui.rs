@@ -133,18 +133,41 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     Paragraph::new(help_line(help)).render(layout.help, buf);
 }
 
+/// What the board shows besides its stones, the last move and the winning line: the
+/// player's cursor and a falling stone. A replay shows neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BoardMarks {
+    /// The cell under the cursor, drawn reversed.
+    pub cursor: Option<(u32, u32)>,
+    /// With gravity, the cursor's column, whose letter is drawn reversed.
+    pub column: Option<u32>,
+    /// The stone falling down a column.
+    pub drop: Option<crate::app::Drop>,
+}
+
 fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnapshot) {
-    let rules = &room.rules;
-    let area = layout.board;
-    let winning = board::winning_cells(room);
-    let last = board::last_cell(room);
     let playing = matches!(room.status, GameStatus::Playing { .. });
     let show_cursor = app.input == Input::Keys && app.my_seat().is_some() && playing;
-    let cursor_cell = if rules.gravity {
+    let cursor_cell = if room.rules.gravity {
         board::landing_row(room, app.cursor.0).map(|row| (app.cursor.0, row))
     } else {
         Some(app.cursor)
     };
+    let marks = BoardMarks {
+        cursor: cursor_cell.filter(|_| show_cursor),
+        column: (show_cursor && room.rules.gravity).then_some(app.cursor.0),
+        drop: app.drop,
+    };
+    draw_stones(buf, layout, room, &marks);
+}
+
+/// Draws a snapshot's board into the layout's board area: row numbers, stones, the last
+/// move, the winning line, column letters and the `marks` on top.
+pub fn draw_stones(buf: &mut Buffer, layout: &GameLayout, room: &RoomSnapshot, marks: &BoardMarks) {
+    let rules = &room.rules;
+    let area = layout.board;
+    let winning = board::winning_cells(room);
+    let last = board::last_cell(room);
     let bottom = area.bottom();
     for top in 0..rules.height {
         let (_, y) = cell_origin(layout, rules, 0, top);
@@ -165,7 +188,7 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
                 break;
             }
             let mut stone = board::stone_at(room, col, top);
-            if let Some(drop) = app.drop {
+            if let Some(drop) = marks.drop {
                 if drop.col == col && top == drop.target && drop.row < drop.target {
                     stone = None;
                 } else if drop.col == col && top == drop.row && drop.row < drop.target {
@@ -176,14 +199,14 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
                 Some(m) => (m.to_string(), mark_style(m)),
                 None => ("·".to_owned(), Style::new().fg(Color::DarkGray)),
             };
-            let settled = app.drop.is_none_or(|d| d.row >= d.target);
+            let settled = marks.drop.is_none_or(|d| d.row >= d.target);
             if last == Some((col, top)) && settled {
                 style = style.bg(LAST_MOVE_BG).add_modifier(Modifier::UNDERLINED);
             }
             if winning.contains(&(col, top)) {
                 style = winning_style();
             }
-            if show_cursor && cursor_cell == Some((col, top)) {
+            if marks.cursor == Some((col, top)) {
                 style = style.add_modifier(Modifier::REVERSED);
             }
             buf.set_string(x, y, symbol, style);
@@ -197,7 +220,7 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
                 break;
             }
             let mut style = Style::new().fg(Color::DarkGray);
-            if rules.gravity && show_cursor && app.cursor.0 == col {
+            if marks.column == Some(col) {
                 style = Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD);
             }
             buf.set_string(x, y, board::column_name(col), style);

@@ -82,18 +82,7 @@ pub fn snapshot_lines(room: &RoomSnapshot, me: Option<SessionId>) -> Vec<String>
         words::rules_label(&room.rules),
         if room.private { " private" } else { "" }
     )];
-    let height = room.rules.height;
-    for (i, row) in room.board.iter().enumerate() {
-        let cells: Vec<String> = row.chars().map(|c| c.to_string()).collect();
-        // Row numbers count from the bottom; a snapshot with more rows than its rules say
-        // is the server's mistake and gets no number rather than a panic.
-        let number = height
-            .checked_sub(i as u32)
-            .map_or_else(|| "?".to_owned(), |n| n.to_string());
-        lines.push(format!("{number:>2} {}", cells.join(" ")));
-    }
-    let letters: Vec<String> = (0..room.rules.width).map(board::column_name).collect();
-    lines.push(format!("   {}", letters.join(" ")));
+    lines.extend(board_lines(room));
     let seats: Vec<String> = room
         .seats
         .iter()
@@ -110,6 +99,25 @@ pub fn snapshot_lines(room: &RoomSnapshot, me: Option<SessionId>) -> Vec<String>
         lines.push(format!("last: {last}"));
     }
     lines.push(words::status_text(room, mine));
+    lines
+}
+
+/// A snapshot's board as text: one line per row, top first, each with its number, then the
+/// column letters.
+pub fn board_lines(room: &RoomSnapshot) -> Vec<String> {
+    let mut lines = Vec::new();
+    let height = room.rules.height;
+    for (i, row) in room.board.iter().enumerate() {
+        let cells: Vec<String> = row.chars().map(|c| c.to_string()).collect();
+        // Row numbers count from the bottom; a snapshot with more rows than its rules say
+        // is the server's mistake and gets no number rather than a panic.
+        let number = height
+            .checked_sub(i as u32)
+            .map_or_else(|| "?".to_owned(), |n| n.to_string());
+        lines.push(format!("{number:>2} {}", cells.join(" ")));
+    }
+    let letters: Vec<String> = (0..room.rules.width).map(board::column_name).collect();
+    lines.push(format!("   {}", letters.join(" ")));
     lines
 }
 

@@ -32,6 +32,7 @@ use crate::lobby::Lobby;
 use crate::peer::{Attachment, Peer};
 use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
+use crate::store::Store;
 
 /// Commands waiting for a room; senders wait when it is full, which only happens if the
 /// room falls behind, and it never waits on anything itself.
@@ -52,6 +53,8 @@ pub(crate) struct Context {
     pub(crate) lobby: Arc<Directory>,
     /// Where AI moves are computed.
     pub(crate) ai: AiPool,
+    /// Where the room hands its finished games.
+    pub(crate) store: Store,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
     /// Cancelled when the server shuts down; each room takes a child of it.

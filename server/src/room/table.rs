@@ -7,6 +7,7 @@
 //! the snapshots members see in `view`.
 
 mod ai;
+mod record;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
-    ErrorCode, GameStatus, Level, Mark, RoomId, SeatChoice, SeatRequest, SessionId,
+    ErrorCode, GameId, GameStatus, Level, Mark, RoomId, SeatChoice, SeatRequest, SessionId,
 };
 
 pub(crate) use self::ai::AiAnswer;
@@ -150,6 +151,10 @@ pub(crate) struct Table {
     pending_ai: Option<ai::PendingAi>,
     /// The tag of the next AI job.
     next_job: u64,
+    /// When the current game started and how long each move took (for the store).
+    clock: record::GameClock,
+    /// The id under which the store keeps the room's last finished game.
+    last_game: Option<GameId>,
 }
 
 fn seat_index(mark: Mark) -> usize {
@@ -200,6 +205,8 @@ impl Table {
             spectators: Vec::new(),
             pending_ai: None,
             next_job: 1,
+            clock: record::GameClock::default(),
+            last_game: None,
         };
         if table.seat_of(creator_id).is_none() {
             table.spectators.push(creator_id);
@@ -580,6 +587,7 @@ impl Table {
             self.resigned = None;
             self.over_reported = false;
             self.start_reported = false;
+            self.clock = record::GameClock::default();
             self.game = self.game.saturating_add(1);
         }
         Ok(Outcome::Changed)

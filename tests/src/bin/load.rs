@@ -10,7 +10,11 @@
 //! ```sh
 //! cargo run --release -p inarow-e2e --bin load            # every phase
 //! cargo run --release -p inarow-e2e --bin load -- --quick # shorter phases
+//! cargo run --release -p inarow-e2e --bin load -- --humans --data /tmp/load.db
 //! ```
+//!
+//! `--data FILE` keeps the server's finished games in that SQLite file (as
+//! `inarow-server --data` does); without it they are kept in memory.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -48,12 +52,18 @@ const THINK: Duration = Duration::from_millis(100);
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // `--data FILE`: where the server child keeps its games (memory by default).
+    let data = args
+        .iter()
+        .position(|a| a == "--data")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     if args.first().map(String::as_str) == Some("serve") {
-        return serve();
+        return serve(data.as_deref());
     }
     let quick = args.iter().any(|a| a == "--quick");
     let phase = Duration::from_secs(if quick { 4 } else { 10 });
-    let server = Server::start()?;
+    let server = Server::start(data.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -64,12 +74,13 @@ fn main() -> anyhow::Result<()> {
     };
     if picked("--memory") {
         // On a fresh server: the other parts leave rooms open for minutes.
-        let fresh = Server::start()?;
+        let fresh = Server::start(None)?;
         runtime.block_on(memory(&fresh))?;
     }
     println!(
-        "# inarow load benchmark (server pid {}, {phase:?} per phase, AI budget {AI_MOVE_MS} ms)",
-        server.child.id()
+        "# inarow load benchmark (server pid {}, {phase:?} per phase, AI budget {AI_MOVE_MS} ms, games kept in {})",
+        server.child.id(),
+        data.as_deref().unwrap_or(":memory:")
     );
     if picked("--humans") {
         runtime.block_on(humans(&server, phase))?;
@@ -82,8 +93,8 @@ fn main() -> anyhow::Result<()> {
 
 /// The child: an inarow server on a loopback port, with limits raised for load (the
 /// clients play as fast as they can, far above a person's message rate), until stdin
-/// closes.
-fn serve() -> anyhow::Result<()> {
+/// closes. Its games are kept in `data` (a SQLite file), else in memory.
+fn serve(data: Option<&str>) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -102,6 +113,9 @@ fn serve() -> anyhow::Result<()> {
             rate_per_second: 100_000,
             rate_burst: 100_000,
             ai_move_time: Duration::from_millis(AI_MOVE_MS),
+            data: data.map_or(inarow_server::DataLocation::Memory, |path| {
+                inarow_server::DataLocation::parse(path)
+            }),
             ..inarow_server::Config::default()
         };
         let shutdown = tokio_util::sync::CancellationToken::new();
@@ -125,9 +139,13 @@ struct Server {
 }
 
 impl Server {
-    fn start() -> anyhow::Result<Server> {
-        let mut child = Command::new(std::env::current_exe()?)
-            .arg("serve")
+    fn start(data: Option<&str>) -> anyhow::Result<Server> {
+        let mut command = Command::new(std::env::current_exe()?);
+        command.arg("serve");
+        if let Some(data) = data {
+            command.args(["--data", data]);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()?;

@@ -1,0 +1,321 @@
+//! The store against real files in a temporary directory and in memory: migrations at
+//! open, the writer's batching, flushing and retrying, and the game queries.
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use inarow_protocol::{
+    GameId, GameStatus, GameSummary, Level, Mark, PlayedMove, PlayerRef, RoomId, Rules, Tally,
+};
+use rusqlite::Connection;
+
+use super::*;
+
+/// A finished tic-tac-toe game with id `id` between `x` and `o` (`None`: an AI).
+pub(super) fn game(id: u64, x: &str, o: &str, result: GameStatus) -> FinishedGame {
+    let player = |name: &str| PlayerRef {
+        name: name.to_owned(),
+        ai: name.strip_prefix("AI ").map(|level| match level {
+            "easy" => Level::Easy,
+            "medium" => Level::Medium,
+            _ => Level::Perfect,
+        }),
+    };
+    let moves: Vec<PlayedMove> = ["b2", "a1", "c3"]
+        .iter()
+        .enumerate()
+        .map(|(i, cell)| PlayedMove {
+            mv: (*cell).to_owned(),
+            cell: (*cell).to_owned(),
+            by: if i % 2 == 0 { Mark::X } else { Mark::O },
+            ms: 100 * (i as u64 + 1),
+        })
+        .collect();
+    FinishedGame {
+        summary: GameSummary {
+            game: GameId(id),
+            room: Some(RoomId("k7m2q9xa".into())),
+            number: 1,
+            rules: Rules {
+                width: 3,
+                height: 3,
+                k: 3,
+                gravity: false,
+            },
+            x: player(x),
+            o: player(o),
+            result,
+            ply: moves.len() as u32,
+            started_at: 1_795_450_800_000 + id,
+            ended_at: 1_795_450_861_250 + id,
+        },
+        moves,
+    }
+}
+
+fn drawn() -> GameStatus {
+    GameStatus::Drawn
+}
+
+fn count(conn: &Connection, table: &str) -> i64 {
+    conn.query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))
+        .unwrap()
+}
+
+/// Waits (without a fixed sleep as the signal) until `done` holds, failing after 10 s.
+fn wait_until(what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[tokio::test]
+async fn a_fresh_file_gets_the_schema_and_keeps_games_across_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = DataLocation::File(dir.path().join("inarow.db"));
+    let store = Store::open(&location).unwrap();
+    assert_eq!(store.next_game_id(), GameId(1));
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    store.flush().await.unwrap();
+    drop(store);
+
+    let conn = Connection::open(dir.path().join("inarow.db")).unwrap();
+    let version: u32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, schema::latest());
+    let mode: String = conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(mode, "wal");
+    assert_eq!(count(&conn, "games"), 1);
+    assert_eq!(count(&conn, "moves"), 3);
+    drop(conn);
+
+    // Reopened: nothing migrated again, and ids go on after the kept games.
+    let store = Store::open(&location).unwrap();
+    assert_eq!(store.next_game_id(), GameId(2));
+}
+
+#[test]
+fn an_older_file_is_migrated_and_a_newer_one_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.db");
+    // A file from before the store existed: some unrelated table, version 0.
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TABLE notes (text TEXT);")
+        .unwrap();
+    Store::open(&DataLocation::File(path.clone())).unwrap();
+    let conn = Connection::open(&path).unwrap();
+    assert_eq!(count(&conn, "games"), 0);
+    assert_eq!(count(&conn, "notes"), 0);
+    conn.pragma_update(None, "user_version", schema::latest() + 1)
+        .unwrap();
+    drop(conn);
+    let err = Store::open(&DataLocation::File(path)).unwrap_err();
+    assert!(matches!(err, StoreError::Schema { .. }), "{err}");
+    assert!(err.to_string().contains("newer"), "{err:#}");
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("junk.db");
+    std::fs::write(&path, vec![b'x'; 4096]).unwrap();
+    let err = Store::open(&DataLocation::File(path)).unwrap_err();
+    assert!(
+        matches!(err, StoreError::Open { .. } | StoreError::Schema { .. }),
+        "{err}"
+    );
+    let missing = dir.path().join("no/such/dir/inarow.db");
+    let err = Store::open(&DataLocation::File(missing)).unwrap_err();
+    assert!(matches!(err, StoreError::Open { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn memory_reads_see_what_was_written() {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    for id in 1..=3 {
+        store.write(Write::Game(Box::new(game(id, "ann", "bob", drawn()))));
+    }
+    store.flush().await.unwrap();
+    let games = store.read(|conn| Ok(count(conn, "games"))).await.unwrap();
+    assert_eq!(games, 3);
+    assert_eq!(store.stats().committed.load(Ordering::Relaxed), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_locked_database_is_retried_until_the_write_lands() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("locked.db");
+    let store = Store::open(&DataLocation::File(path.clone())).unwrap();
+    // Another process (here, connection) holds the write lock.
+    let other = Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    let stats = store.clone();
+    tokio::task::spawn_blocking(move || {
+        wait_until("a failed attempt", || {
+            stats.stats().retries.load(Ordering::Relaxed) >= 1
+        })
+    })
+    .await
+    .unwrap();
+    other.execute_batch("COMMIT").unwrap();
+    store.flush().await.unwrap();
+    assert_eq!(count(&other, "games"), 1);
+    assert_eq!(store.stats().dropped.load(Ordering::Relaxed), 0);
+}
+
+#[tokio::test]
+async fn a_refused_write_is_dropped_alone() {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    // The same id twice in one batch: the second violates the primary key.
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    store.write(Write::Game(Box::new(game(1, "cy", "dee", drawn()))));
+    store.write(Write::Game(Box::new(game(2, "ann", "bob", drawn()))));
+    store.flush().await.unwrap();
+    let games = store.read(|conn| Ok(count(conn, "games"))).await.unwrap();
+    assert_eq!(games, 2);
+    assert_eq!(store.stats().dropped.load(Ordering::Relaxed), 1);
+}
+
+fn won(winner: Mark) -> GameStatus {
+    GameStatus::Won {
+        winner,
+        line: vec!["a1".into(), "b2".into(), "c3".into()],
+    }
+}
+
+/// Ann's games: against bob, the perfect AI and the easy AI, plus games she is not in.
+async fn ann_store() -> Store {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    let games = [
+        game(1, "ann", "bob", won(Mark::X)),
+        game(2, "bob", "ann", won(Mark::X)),
+        game(3, "ann", "AI perfect", drawn()),
+        game(4, "cy", "dee", drawn()),
+        game(
+            5,
+            "AI perfect",
+            "ann",
+            GameStatus::Resigned { winner: Mark::X },
+        ),
+        game(6, "ann", "bob", GameStatus::Resigned { winner: Mark::X }),
+        game(7, "AI easy", "ann", won(Mark::O)),
+        game(8, "bob", "ann", drawn()),
+        game(9, "AI perfect", "ann", won(Mark::X)),
+    ];
+    for g in games {
+        store.write(Write::Game(Box::new(g)));
+    }
+    store
+}
+
+fn ids(page: &HistoryPage) -> Vec<u64> {
+    page.games.iter().map(|g| g.game.0).collect()
+}
+
+#[tokio::test]
+async fn history_pages_newest_first() {
+    let store = ann_store().await;
+    let (page, record) = store.history(None, 4, None).await.unwrap();
+    assert_eq!(ids(&page), [9, 8, 7, 6]);
+    assert!(page.more);
+    assert_eq!(record, None);
+    let (page, _) = store.history(None, 4, Some(GameId(6))).await.unwrap();
+    assert_eq!(ids(&page), [5, 4, 3, 2]);
+    assert!(page.more);
+    let (page, _) = store.history(None, 4, Some(GameId(2))).await.unwrap();
+    assert_eq!(ids(&page), [1]);
+    assert!(!page.more);
+    let (page, _) = store.history(None, 5, Some(GameId(6))).await.unwrap();
+    assert_eq!(ids(&page), [5, 4, 3, 2, 1]);
+    assert!(!page.more, "exactly the rest is not more");
+    // What was written comes back as it was.
+    let (page, _) = store.history(None, 1, Some(GameId(2))).await.unwrap();
+    assert_eq!(page.games[0], game(1, "ann", "bob", won(Mark::X)).summary);
+}
+
+#[tokio::test]
+async fn history_by_name_lists_that_players_games_and_record() {
+    let store = ann_store().await;
+    let (page, record) = store.history(Some("bob".into()), 2, None).await.unwrap();
+    assert_eq!(ids(&page), [8, 6]);
+    assert!(page.more);
+    let (page, _) = store
+        .history(Some("bob".into()), 2, Some(GameId(6)))
+        .await
+        .unwrap();
+    assert_eq!(ids(&page), [2, 1]);
+    assert!(!page.more);
+    let bob = record.unwrap();
+    assert_eq!(
+        (bob.total.wins, bob.total.draws, bob.total.losses),
+        (1, 1, 2)
+    );
+
+    let (page, record) = store.history(Some("ann".into()), 100, None).await.unwrap();
+    assert_eq!(ids(&page), [9, 8, 7, 6, 5, 3, 2, 1]);
+    let ann = record.unwrap();
+    assert_eq!(ann.name, "ann");
+    assert_eq!(
+        ann.total,
+        Tally {
+            wins: 3,
+            draws: 2,
+            losses: 3
+        }
+    );
+    let rows: Vec<(String, Option<Level>, u32, u32, u32)> = ann
+        .opponents
+        .iter()
+        .map(|o| {
+            (
+                o.opponent.name.clone(),
+                o.opponent.ai,
+                o.tally.wins,
+                o.tally.draws,
+                o.tally.losses,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("bob".to_owned(), None, 2, 1, 1),
+            ("AI perfect".to_owned(), Some(Level::Perfect), 0, 1, 2),
+            ("AI easy".to_owned(), Some(Level::Easy), 1, 0, 0),
+        ]
+    );
+
+    let (page, record) = store
+        .history(Some("nobody".into()), 10, None)
+        .await
+        .unwrap();
+    assert!(page.games.is_empty() && !page.more);
+    let nobody = record.unwrap();
+    assert_eq!(nobody.total, Tally::default());
+    assert!(nobody.opponents.is_empty());
+}
+
+#[tokio::test]
+async fn a_game_reads_back_with_its_moves() {
+    let store = ann_store().await;
+    let kept = store.game(GameId(7)).await.unwrap().unwrap();
+    assert_eq!(kept, game(7, "AI easy", "ann", won(Mark::O)));
+    assert_eq!(store.game(GameId(70)).await.unwrap(), None);
+    assert_eq!(store.game(GameId(u64::MAX)).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_private_rooms_game_is_kept_without_its_room() {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    let mut private = game(1, "ann", "bob", drawn());
+    private.summary.room = None;
+    store.write(Write::Game(Box::new(private.clone())));
+    assert_eq!(store.game(GameId(1)).await.unwrap(), Some(private));
+}
