@@ -536,6 +536,8 @@ impl App {
             }
             // One that the session could not apply: it has asked for a snapshot.
             ServerMessage::Moved(_) => Vec::new(),
+            // This client does not ask for analyses yet.
+            ServerMessage::Analysis { .. } => Vec::new(),
             ServerMessage::Chat {
                 room,
                 from,

@@ -303,6 +303,7 @@ pub(crate) mod tests {
             name: "alice's room".to_owned(),
             rules,
             private: false,
+            hints: false,
             seq: 3,
             game: 1,
             seats: vec![

@@ -198,6 +198,7 @@ impl CreateForm {
                 o: self.o.request(),
             },
             private: self.private,
+            hints: false,
         })
     }
 }

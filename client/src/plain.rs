@@ -337,6 +337,8 @@ impl Plain {
             ServerMessage::Chat { from, text, .. } => Step::line(format!("chat {from}: {text}")),
             // One that the session could not apply: it has asked for a snapshot.
             ServerMessage::Moved(_) => Step::default(),
+            // This client does not ask for analyses yet.
+            ServerMessage::Analysis { .. } => Step::default(),
             ServerMessage::Left { room } => {
                 self.rooms.remove(&room);
                 if self.current.as_ref() == Some(&room) {

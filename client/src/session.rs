@@ -408,6 +408,7 @@ impl Session {
                     rules,
                     seats,
                     private: true,
+                    hints: false,
                 };
                 self.request(message, Pending::Create)
             }

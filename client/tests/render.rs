@@ -46,6 +46,7 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         name: "alice's room".to_owned(),
         rules,
         private: false,
+        hints: false,
         seq: 1,
         game: 1,
         seats: seats(

@@ -46,6 +46,7 @@ impl Client {
             rules,
             seats,
             private,
+            hints: false,
         })
         .await
     }

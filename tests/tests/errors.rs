@@ -147,6 +147,7 @@ async fn bad_request() -> Vec<ErrorCode> {
         rules: tictactoe(),
         seats: plan(SeatRequest::Me, SeatRequest::Me),
         private: false,
+        hints: false,
     };
     seen.push(c.expect_refused(both, ErrorCode::BadRequest).await.code);
     still_usable(&mut c).await;
@@ -237,6 +238,7 @@ async fn invalid_rules() -> Vec<ErrorCode> {
             rules: rules.clone(),
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: false,
+            hints: false,
         };
         let reply = c.expect_refused(create, ErrorCode::InvalidRules).await;
         if let RulesSpec::Preset(_) = rules {
@@ -729,6 +731,7 @@ async fn too_many_rooms() -> Vec<ErrorCode> {
         rules: tictactoe(),
         seats: plan(SeatRequest::Me, SeatRequest::Open),
         private: true,
+        hints: false,
     };
     // The session's own cap, then the server's: each message says which.
     let mine = c

@@ -535,6 +535,7 @@ async fn session_room_cap(server: &TestServer) {
         rules: inarow_e2e::tictactoe(),
         seats: Default::default(),
         private: true,
+        hints: false,
     };
     let refused = c.expect_refused(create, ErrorCode::TooManyRooms).await;
     assert!(refused.message.contains("8 open rooms"), "{refused:?}");

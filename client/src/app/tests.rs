@@ -426,6 +426,7 @@ fn the_create_form_builds_create_room() {
                 }
             },
             private: true,
+            hints: false,
         }]
     );
 }

@@ -36,7 +36,8 @@ fn create_parses_seats_levels_and_rules() {
                     level: Level::Perfect
                 }
             },
-            private: false
+            private: false,
+            hints: false
         })
     );
     assert_eq!(
@@ -53,7 +54,8 @@ fn create_parses_seats_levels_and_rules() {
                 x: SeatRequest::Ai { level: Level::Easy },
                 o: SeatRequest::Me
             },
-            private: true
+            private: true,
+            hints: false
         })
     );
     assert_eq!(
@@ -65,7 +67,8 @@ fn create_parses_seats_levels_and_rules() {
                 x: SeatRequest::Open,
                 o: SeatRequest::Me
             },
-            private: false
+            private: false,
+            hints: false
         })
     );
     assert!(parse_create(&[]).is_err());

@@ -68,6 +68,7 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
             o: seat(Mark::O),
         },
         private,
+        hints: false,
     })
 }
 

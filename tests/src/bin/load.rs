@@ -484,6 +484,7 @@ async fn human_pair(
             o: SeatRequest::Open,
         },
         private: true,
+        hints: false,
     })
     .await?;
     let room = x.await_room().await?;
@@ -509,6 +510,7 @@ async fn ai_room(addr: SocketAddr, kind: Kind, seed: u64) -> anyhow::Result<Play
             },
         },
         private: true,
+        hints: false,
     })
     .await?;
     p.await_room().await?;
