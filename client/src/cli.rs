@@ -49,6 +49,9 @@ pub enum Command {
         /// The AI's strength: easy, medium or perfect.
         #[arg(long, default_value = "perfect", value_parser = parse_level)]
         level: Level,
+        /// Let the players ask for hints (`?` in the game) while the game is on.
+        #[arg(long)]
+        hints: bool,
     },
     /// Join a room by its id or invite code: take a free seat, or watch if both are taken.
     Join {
@@ -77,6 +80,8 @@ pub enum Startup {
         seat: Mark,
         /// The AI's level.
         level: Level,
+        /// Players may ask for hints while the game is on.
+        hints: bool,
     },
     /// Join a room, any free seat, watching if it is full.
     Join(RoomId),
@@ -91,10 +96,16 @@ impl Cli {
     pub fn startup(&self) -> Startup {
         match &self.command {
             None => Startup::Lobby,
-            Some(Command::Play { rules, seat, level }) => Startup::Play {
+            Some(Command::Play {
+                rules,
+                seat,
+                level,
+                hints,
+            }) => Startup::Play {
                 rules: rules.clone(),
                 seat: *seat,
                 level: *level,
+                hints: *hints,
             },
             Some(Command::Join { code }) => Startup::Join(RoomId(code.trim().to_owned())),
             Some(Command::Watch { room }) => Startup::Watch(RoomId(room.trim().to_owned())),
@@ -128,7 +139,7 @@ mod tests {
     #[test]
     fn play_parses_rules_seat_and_level() {
         let cli = Cli::try_parse_from([
-            "inarow", "play", "--rules", "connect4", "--as", "O", "--level", "easy",
+            "inarow", "play", "--rules", "connect4", "--as", "O", "--level", "easy", "--hints",
         ])
         .expect("valid command line");
         assert_eq!(
@@ -136,7 +147,8 @@ mod tests {
             Startup::Play {
                 rules: RulesSpec::Preset("connect4".into()),
                 seat: Mark::O,
-                level: Level::Easy
+                level: Level::Easy,
+                hints: true
             }
         );
         let cli = Cli::try_parse_from(["inarow", "play"]).expect("defaults");
@@ -145,7 +157,8 @@ mod tests {
             Startup::Play {
                 rules: RulesSpec::Preset("tictactoe".into()),
                 seat: Mark::X,
-                level: Level::Perfect
+                level: Level::Perfect,
+                hints: false
             }
         );
         assert!(Cli::try_parse_from(["inarow", "play", "--rules", "chess"]).is_err());

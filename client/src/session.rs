@@ -53,6 +53,8 @@ pub enum Pending {
     /// `sync` after a gap: the snapshot that answers it only catches up, it is no room
     /// we entered.
     Sync,
+    /// `analyze`: an `analysis` (or an error) answers it.
+    Analyze,
     /// Anything else: the reply only has to arrive.
     Other,
 }
@@ -220,6 +222,21 @@ impl Session {
             mv,
         };
         Ok(self.request(message, Pending::Other)?)
+    }
+
+    /// Asks for the value of every legal move in `room`'s position (a hint); the answer is
+    /// an `analysis`, or an error such as `hints_off` or `stale_ply`.
+    ///
+    /// # Errors
+    /// [`Offline`] while the connection is down.
+    pub fn analyze(&mut self, room: RoomId) -> Result<ClientFrame, Offline> {
+        self.request(ClientMessage::Analyze { room }, Pending::Analyze)
+    }
+
+    /// Whether an `analyze` awaits its answer (one at a time: the server refuses another
+    /// for the same room until then).
+    pub fn analyzing(&self) -> bool {
+        self.pending.values().any(|(p, _)| *p == Pending::Analyze)
     }
 
     /// Joins `room` in the first free seat, falling back to watching when it is full.
@@ -397,7 +414,12 @@ impl Session {
         let frame = match startup {
             Startup::Lobby => return Vec::new(),
             Startup::Rooms => self.request(ClientMessage::ListRooms {}, Pending::Rooms),
-            Startup::Play { rules, seat, level } => {
+            Startup::Play {
+                rules,
+                seat,
+                level,
+                hints,
+            } => {
                 let (me, ai) = (SeatRequest::Me, SeatRequest::Ai { level });
                 let seats = match seat {
                     Mark::X => SeatPlan { x: me, o: ai },
@@ -408,7 +430,7 @@ impl Session {
                     rules,
                     seats,
                     private: true,
-                    hints: false,
+                    hints,
                 };
                 self.request(message, Pending::Create)
             }

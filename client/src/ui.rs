@@ -2,7 +2,7 @@
 //! changes. The board geometry lives in `layout`, shared with the mouse handling; the words
 //! for seats and statuses in `words`, shared with plain mode.
 
-use inarow_protocol::{GameStatus, Mark, RoomSnapshot, RoomSummary};
+use inarow_protocol::{GameStatus, Mark, MoveAnalysis, MoveValue, RoomSnapshot, RoomSummary};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,6 +31,30 @@ pub fn winning_style() -> Style {
         .bg(Color::Green)
         .fg(Color::Black)
         .add_modifier(Modifier::BOLD)
+}
+
+/// Estimates shown on the board, best first: more would cover a big board in guesses.
+const BOARD_ESTIMATES: usize = 3;
+
+/// The style of a hint on the board and in the hints pane.
+fn value_style(value: MoveValue) -> Style {
+    match value {
+        MoveValue::Win { .. } => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+        MoveValue::Draw => Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
+        MoveValue::Loss { .. } => Style::new().fg(Color::Red),
+        MoveValue::Estimate { .. } => Style::new().fg(Color::Magenta),
+    }
+}
+
+/// A hint in the pane's few characters: `c:W3`, `a1:=`, `b2:L6`, `d:+35`.
+fn value_token(entry: &MoveAnalysis) -> String {
+    let value = match entry.value {
+        MoveValue::Win { plies } => format!("W{plies}"),
+        MoveValue::Loss { plies } => format!("L{plies}"),
+        MoveValue::Draw => "=".to_owned(),
+        MoveValue::Estimate { score } => format!("{score:+}"),
+    };
+    format!("{}:{value}", entry.mv)
 }
 
 /// The background that marks the last stone placed.
@@ -128,7 +152,7 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     Paragraph::new(message_line(app)).render(layout.message, buf);
     let help = match app.input {
         Input::Chat(_) => "type a message · Enter send · Esc cancel",
-        _ => "hjkl/arrows · Enter/click play · :b2 · c chat · r rematch · f resign · q leave",
+        _ => "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave",
     };
     Paragraph::new(help_line(help)).render(layout.help, buf);
 }
@@ -145,6 +169,22 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
     } else {
         Some(app.cursor)
     };
+    // Proven values on every cell they belong to, estimates only on the best few.
+    let hints: Vec<((u32, u32), MoveValue)> = app
+        .current_hints()
+        .map(|h| {
+            let mut estimates = 0;
+            h.cells(rules)
+                .into_iter()
+                .filter(|(_, m)| {
+                    let estimate = matches!(m.value, MoveValue::Estimate { .. });
+                    estimates += usize::from(estimate);
+                    !estimate || estimates <= BOARD_ESTIMATES
+                })
+                .map(|(cell, m)| (cell, m.value))
+                .collect()
+        })
+        .unwrap_or_default();
     let bottom = area.bottom();
     for top in 0..rules.height {
         let (_, y) = cell_origin(layout, rules, 0, top);
@@ -172,9 +212,13 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
                     stone = Some(drop.mark);
                 }
             }
-            let (symbol, mut style) = match stone {
-                Some(m) => (m.to_string(), mark_style(m)),
-                None => ("·".to_owned(), Style::new().fg(Color::DarkGray)),
+            let hint = hints.iter().find(|(cell, _)| *cell == (col, top));
+            let (symbol, mut style) = match (stone, hint) {
+                (Some(m), _) => (m.to_string(), mark_style(m)),
+                (None, Some((_, value))) => {
+                    (words::value_glyph(*value).to_string(), value_style(*value))
+                }
+                (None, None) => ("·".to_owned(), Style::new().fg(Color::DarkGray)),
             };
             let settled = app.drop.is_none_or(|d| d.row >= d.target);
             if last == Some((col, top)) && settled {
@@ -258,18 +302,30 @@ fn draw_side(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     .render(seats, buf);
 
     let inner_w = usize::from(moves.width.saturating_sub(2)).max(1);
-    let text = numbered_moves(&room.moves);
-    let lines = wrap_words(&text, inner_w);
-    let shown = lines
-        .len()
-        .saturating_sub(usize::from(moves.height.saturating_sub(2)));
-    let move_lines: Vec<Line> = lines[shown..]
-        .iter()
-        .map(|l| Line::raw(l.clone()))
-        .collect();
-    Paragraph::new(move_lines)
-        .block(Block::bordered().title(format!(" Moves ({}) ", room.ply)))
-        .render(moves, buf);
+    let inner_h = usize::from(moves.height.saturating_sub(2));
+    if let Some(hints) = app.current_hints() {
+        // The hints take the moves' place until the position changes: best first, as
+        // many as fit.
+        let lines = if hints.moves.is_empty() {
+            vec![Line::raw("no legal moves")]
+        } else {
+            hint_lines(&hints.moves, inner_w, inner_h)
+        };
+        Paragraph::new(lines)
+            .block(Block::bordered().title(" Hints: W win · = draw · L loss · ± guess "))
+            .render(moves, buf);
+    } else {
+        let text = numbered_moves(&room.moves);
+        let lines = wrap_words(&text, inner_w);
+        let shown = lines.len().saturating_sub(inner_h);
+        let move_lines: Vec<Line> = lines[shown..]
+            .iter()
+            .map(|l| Line::raw(l.clone()))
+            .collect();
+        Paragraph::new(move_lines)
+            .block(Block::bordered().title(format!(" Moves ({}) ", room.ply)))
+            .render(moves, buf);
+    }
 
     let inner_h = usize::from(chat.height.saturating_sub(2));
     let mut lines: Vec<Line> = Vec::new();
@@ -294,6 +350,35 @@ fn draw_side(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     Paragraph::new(lines)
         .block(Block::bordered().title(" Chat (c to talk) "))
         .render(chat, buf);
+}
+
+/// The hints as coloured tokens wrapped to `width`, at most `height` lines (the best
+/// moves come first, so what does not fit matters least).
+fn hint_lines(moves: &[MoveAnalysis], width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for entry in moves {
+        let token = value_token(entry);
+        let n = token.chars().count();
+        if used > 0 && used + 1 + n > width {
+            lines.push(Line::from(std::mem::take(&mut spans)));
+            used = 0;
+        }
+        if lines.len() == height {
+            return lines;
+        }
+        if used > 0 {
+            spans.push(Span::raw(" "));
+            used += 1;
+        }
+        spans.push(Span::styled(token, value_style(entry.value)));
+        used += n;
+    }
+    if !spans.is_empty() && lines.len() < height {
+        lines.push(Line::from(spans));
+    }
+    lines
 }
 
 /// Moves as `1. b2 a1 2. c3 …`.
