@@ -33,6 +33,7 @@ const SCENARIOS: &[(&str, Scenario)] = &[
     ("too_many_rooms", || Box::pin(too_many_rooms())),
     ("too_many_connections", || Box::pin(too_many_connections())),
     ("too_many_sessions", || Box::pin(too_many_sessions())),
+    ("hints_off", || Box::pin(hints_off())),
 ];
 
 /// A request that must succeed: proves the connection is still usable.
@@ -801,6 +802,17 @@ async fn too_many_sessions() -> Vec<ErrorCode> {
     vec![refused.code]
 }
 
+/// A player asks for an analysis while the game is on in a room created without hints.
+async fn hints_off() -> Vec<ErrorCode> {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, _bob, room) = server.seated_pair().await;
+    let refused = ann
+        .expect_refused(ClientMessage::Analyze { room }, ErrorCode::HintsOff)
+        .await;
+    still_usable(&mut ann).await;
+    vec![refused.code]
+}
+
 macro_rules! scenario_tests {
     ($($name:ident),* $(,)?) => {$(
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -827,6 +839,7 @@ mod each {
         too_many_rooms,
         too_many_connections,
         too_many_sessions,
+        hints_off,
     );
 }
 
