@@ -5,8 +5,8 @@
 //! A job first runs a *probe*: a search of at most [`PROBE_NODES`] nodes, which answers at
 //! once whatever the engine settles quickly (a small board, a forced reply, a level that
 //! searches only a few plies). Probes have their own slots, so they never queue behind
-//! full searches, and the smallest board goes first, so a tic-tac-toe reply does not
-//! queue behind gomoku probes either. A job the probe cannot settle waits in its priority
+//! full searches; AI seats' go before analyses', and then the smallest board first, so a
+//! tic-tac-toe reply does not queue behind gomoku probes either. A job the probe cannot settle waits in its priority
 //! class (AI seats before analysis), where rooms are served round-robin, for one of
 //! `workers` search slots (the gates are in `gate`). Its search gets the configured budget scaled by `workers / waiting` when more
 //! seats wait than there are workers (but at least [`MIN_SHARE`]), so that a seat waits
@@ -203,7 +203,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         return Ok((Some(ai), None));
     }
     let probe = {
-        let mut pass = shared.probes.enter(position.rules().cells());
+        let mut pass = shared.probes.enter((priority, position.rules().cells()));
         pass.ready().await;
         let (position, cancel) = (position.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
