@@ -135,11 +135,12 @@ fn help_line(text: &str) -> Line<'static> {
 fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     let layout = game_layout(area, &room.rules);
     let title = format!(
-        " inarow · {} · {} · game {}{}",
+        " inarow · {} · {} · game {}{}{}",
         room.id,
         words::rules_label(&room.rules),
         room.game,
-        if room.private { " · private" } else { "" }
+        if room.private { " · private" } else { "" },
+        if room.hints { " · hints" } else { "" }
     );
     Paragraph::new(title_line(title, app, area.width)).render(layout.title, buf);
     draw_board(buf, &layout, app, room);

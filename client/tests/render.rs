@@ -630,12 +630,13 @@ fn valued(mv: &str, cell: &str, value: MoveValue) -> MoveAnalysis {
 
 #[test]
 fn hints_show_on_the_board_and_in_a_pane_until_the_position_changes() {
-    let snap = room(
+    let mut snap = room(
         TTT,
         &["...", ".X.", "..."],
         &["b2"],
         GameStatus::Playing { turn: Mark::O },
     );
+    snap.hints = true;
     let mut app = app_with(Some(snap.clone()));
     let mut moves: Vec<MoveAnalysis> = ["a1", "a3", "c1", "c3"]
         .iter()
@@ -653,6 +654,11 @@ fn hints_show_on_the_board_and_in_a_pane_until_the_position_changes() {
         moves,
     }));
     let buf = render(&app, 80, 24);
+    assert!(
+        lines(&buf)[0].starts_with(" inarow · abcd2345 · tictactoe · game 1 · hints "),
+        "the title says the room allows hints: {}",
+        lines(&buf)[0]
+    );
     assert_lines(
         &buf,
         2,

@@ -251,7 +251,10 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         };
         let searching = std::time::Instant::now();
         let analysis = ai.analyze(&position, &limits);
-        metrics::ai_search(searching.elapsed());
+        // The histogram is of AI moves, which people wait for; hints would blur it.
+        if priority == Priority::Seat {
+            metrics::ai_search(searching.elapsed());
+        }
         ai.release_memory();
         (ai, analysis)
     });

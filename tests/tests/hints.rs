@@ -279,3 +279,58 @@ async fn wait_for(client: &mut Client, id: &RequestId) -> ServerMessage {
         }
     }
 }
+
+#[tokio::test]
+async fn one_unanswered_analyze_per_member_and_room() {
+    let server = TestServer::start(fast_config()).await;
+    let mut ann = server.lobby("Ann").await;
+    let room = ann
+        .call_room(ClientMessage::CreateRoom {
+            name: None,
+            rules: RulesSpec::Preset("gomoku".into()),
+            seats: plan(SeatRequest::Me, perfect_ai()),
+            private: false,
+            hints: true,
+        })
+        .await
+        .id;
+    // Two questions back to back: the second is refused while the first is on its way,
+    // and the first is answered either way. (Should the first be answered before the room
+    // reads the second, the second is simply answered too: judged by order, not time.)
+    let first = ann
+        .request(ClientMessage::Analyze { room: room.clone() })
+        .await;
+    let second = ann
+        .request(ClientMessage::Analyze { room: room.clone() })
+        .await;
+    let (mut first_answered, mut second_answered) = (false, false);
+    while !(first_answered && second_answered) {
+        let frame = ann.recv().await;
+        let Some(id) = frame.id else { continue };
+        match frame.message {
+            ServerMessage::Analysis { ply, moves, .. } => {
+                assert_eq!(ply, 0);
+                assert_eq!(moves.len(), 225, "every cell of the empty gomoku board");
+                if id == first {
+                    first_answered = true;
+                } else {
+                    assert_eq!(id, second);
+                    assert!(first_answered, "the second waited for the first");
+                    second_answered = true;
+                }
+            }
+            ServerMessage::Error {
+                code: ErrorCode::RateLimited,
+                message,
+            } => {
+                assert_eq!(id, second, "{message}");
+                assert!(
+                    !first_answered,
+                    "refused only while the first was unanswered"
+                );
+                second_answered = true;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
