@@ -437,7 +437,7 @@ impl App {
 
     /// `?`: asks for the value of every legal move, unless an answer is on its way.
     fn ask_hints(&mut self, room: RoomId) -> Vec<Command> {
-        if self.session.analyzing() {
+        if self.session.analyzing(&room) {
             self.flash("the analysis is on its way");
             return Vec::new();
         }

@@ -53,8 +53,9 @@ pub enum Pending {
     /// `sync` after a gap: the snapshot that answers it only catches up, it is no room
     /// we entered.
     Sync,
-    /// `analyze`: an `analysis` (or an error) answers it.
-    Analyze,
+    /// `analyze` of a room: an `analysis` (or an error) answers it, unless we leave the
+    /// room first.
+    Analyze(RoomId),
     /// Anything else: the reply only has to arrive.
     Other,
 }
@@ -230,13 +231,16 @@ impl Session {
     /// # Errors
     /// [`Offline`] while the connection is down.
     pub fn analyze(&mut self, room: RoomId) -> Result<ClientFrame, Offline> {
-        self.request(ClientMessage::Analyze { room }, Pending::Analyze)
+        let pending = Pending::Analyze(room.clone());
+        self.request(ClientMessage::Analyze { room }, pending)
     }
 
-    /// Whether an `analyze` awaits its answer (one at a time: the server refuses another
-    /// for the same room until then).
-    pub fn analyzing(&self) -> bool {
-        self.pending.values().any(|(p, _)| *p == Pending::Analyze)
+    /// Whether an `analyze` of `room` awaits its answer (one at a time: the server refuses
+    /// another for the same room until then).
+    pub fn analyzing(&self, room: &RoomId) -> bool {
+        self.pending
+            .values()
+            .any(|(p, _)| matches!(p, Pending::Analyze(r) if r == room))
     }
 
     /// Joins `room` in the first free seat, falling back to watching when it is full.
@@ -348,6 +352,9 @@ impl Session {
                     ServerMessage::Chat { room, seq, .. } => self.on_event(room, *seq),
                     ServerMessage::Left { room } => {
                         self.rooms.remove(room);
+                        // Leaving ends the wait for an analysis: no answer comes.
+                        self.pending
+                            .retain(|_, (p, _)| !matches!(p, Pending::Analyze(r) if r == room));
                         Vec::new()
                     }
                     _ => Vec::new(),
@@ -483,6 +490,38 @@ mod tests {
             }
         ));
         assert!(!s.awaiting_replies());
+    }
+
+    #[test]
+    fn an_analysis_is_awaited_per_room_until_answered_or_the_room_is_left() {
+        let mut s = Session::new(Startup::Lobby);
+        welcome(&mut s);
+        let (a, b) = (RoomId::from("aaaa2345"), RoomId::from("bbbb2345"));
+        let asked = s.analyze(a.clone()).expect("online");
+        assert!(s.analyzing(&a) && !s.analyzing(&b));
+        s.analyze(b.clone()).expect("online");
+        let answer = s.on_net(NetEvent::Frame(ServerFrame {
+            message: ServerMessage::Analysis {
+                room: a.clone(),
+                game: 1,
+                ply: 0,
+                moves: Vec::new(),
+            },
+            id: asked.id,
+        }));
+        assert!(matches!(
+            answer,
+            Update::Message {
+                answers: Some(Pending::Analyze(_)),
+                ..
+            }
+        ));
+        assert!(!s.analyzing(&a));
+        // Leaving b: its analysis will never come, and must not block the next one.
+        s.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Left {
+            room: b.clone(),
+        })));
+        assert!(!s.analyzing(&b));
     }
 
     #[test]
