@@ -220,11 +220,12 @@ impl RoomActor {
             self.broadcast(requester);
             return;
         };
+        // The lobby first: a member who saw the event may list the rooms at once.
+        self.publish();
         let table = &self.table;
         let dropped =
             self.audience
                 .broadcast_move(moved, || room_message(table.snapshot()), requester);
-        self.publish();
         if !dropped.is_empty() {
             self.drop_connections(dropped);
             self.broadcast(None);
@@ -254,8 +255,9 @@ impl RoomActor {
     fn broadcast(&mut self, mut requester: Requester) {
         loop {
             let message = room_message(self.table.next_snapshot());
-            let dropped = self.audience.broadcast(message, requester.take());
+            // The lobby first: a member who saw the event may list the rooms at once.
             self.publish();
+            let dropped = self.audience.broadcast(message, requester.take());
             if dropped.is_empty() {
                 return;
             }
