@@ -115,6 +115,8 @@ pub struct App {
     pub message: Option<String>,
     /// The falling stone, while it falls.
     pub drop: Option<Drop>,
+    /// The last analysis of the shown room (`?`), dropped when the position changes.
+    pub hints: Option<board::Hints>,
     /// The terminal's size, for mouse hit-testing.
     pub size: Rect,
     /// Set when the program should end with a message (printed after the terminal is
@@ -143,6 +145,7 @@ impl App {
             input: Input::Keys,
             message: None,
             drop: None,
+            hints: None,
             size: Rect::new(0, 0, 80, 24),
             exit_message: None,
             ticks: 0,
@@ -396,6 +399,7 @@ impl App {
                 self.input = Input::Chat(String::new());
                 None
             }
+            KeyCode::Char('?') => return self.ask_hints(room_id),
             KeyCode::Char('r') => Some(ClientMessage::Rematch { room: room_id }),
             KeyCode::Char('f') if confirmed => Some(ClientMessage::Resign { room: room_id }),
             KeyCode::Char('f') => {
@@ -429,6 +433,26 @@ impl App {
             Some(message) => self.request(message, Pending::Other),
             None => Vec::new(),
         }
+    }
+
+    /// `?`: asks for the value of every legal move, unless an answer is on its way.
+    fn ask_hints(&mut self, room: RoomId) -> Vec<Command> {
+        if self.session.analyzing(&room) {
+            self.flash("the analysis is on its way");
+            return Vec::new();
+        }
+        let frame = self.session.analyze(room);
+        let sent = self.sent(frame);
+        if !sent.is_empty() {
+            self.flash("analysing…");
+        }
+        sent
+    }
+
+    /// The hints to show: the last analysis, if it is about the shown position.
+    pub fn current_hints(&self) -> Option<&board::Hints> {
+        let room = self.room.as_ref()?;
+        self.hints.as_ref().filter(|h| h.fits(room))
     }
 
     /// The move the cursor names: its cell, or with gravity its column.
@@ -536,6 +560,24 @@ impl App {
             }
             // One that the session could not apply: it has asked for a snapshot.
             ServerMessage::Moved(_) => Vec::new(),
+            ServerMessage::Analysis {
+                room,
+                game,
+                ply,
+                moves,
+            } => {
+                let hints = board::Hints {
+                    room,
+                    game,
+                    ply,
+                    moves,
+                };
+                if self.room.as_ref().is_some_and(|r| hints.fits(r)) {
+                    self.message = None;
+                    self.hints = Some(hints);
+                }
+                Vec::new()
+            }
             ServerMessage::Chat {
                 room,
                 from,
@@ -554,6 +596,7 @@ impl App {
             ServerMessage::Left { room } => {
                 if self.room_id() == Some(room) {
                     self.room = None;
+                    self.hints = None;
                     self.chat.clear();
                     self.screen = Screen::Lobby;
                 }
@@ -588,6 +631,8 @@ impl App {
             self.message = None;
             self.cursor = (snapshot.rules.width / 2, snapshot.rules.height / 2);
         }
+        // Hints are about one position: once it changes they would mislead.
+        self.hints = self.hints.take().filter(|h| h.fits(&snapshot));
         let w = snapshot.rules.width.max(1);
         let h = snapshot.rules.height.max(1);
         self.cursor = (self.cursor.0.min(w - 1), self.cursor.1.min(h - 1));

@@ -1,6 +1,6 @@
 //! Reading a room snapshot as a board: stones, seats, the winning line and the last move,
-//! the local check that decides whether a typed or clicked move is worth sending, and the
-//! next snapshot from a `moved` event (protocol 2).
+//! the local check that decides whether a typed or clicked move is worth sending, the
+//! next snapshot from a `moved` event (protocol 2), and where hints go on the board.
 //!
 //! Rules knowledge is the engine's: notation (parsing and printing moves and cells) comes
 //! from `inarow_engine`, and legality from the snapshot's `legal_moves`, which the server
@@ -9,7 +9,9 @@
 use std::fmt;
 
 use inarow_engine::{Cell, Move, ParseMoveError};
-use inarow_protocol::{GameStatus, Mark, MoveEvent, Occupant, RoomSnapshot, Rules, SessionId};
+use inarow_protocol::{
+    GameStatus, Mark, MoveAnalysis, MoveEvent, Occupant, RoomId, RoomSnapshot, Rules, SessionId,
+};
 
 /// The engine's rule set for wire rules, or `None` for rules the engine would refuse (the
 /// server only sends valid ones, but a snapshot is peer input and is not trusted).
@@ -62,6 +64,35 @@ fn cell_on_board(rules: &Rules, text: &str) -> Option<(u32, u32)> {
             Some((u32::from(cell.col), rules.height.checked_sub(row + 1)?))
         }
         _ => None,
+    }
+}
+
+/// An `analysis` of a room's position: the value of each legal move, for showing until
+/// the position changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hints {
+    /// The room.
+    pub room: RoomId,
+    /// The game the position is in.
+    pub game: u32,
+    /// The moves played in the position.
+    pub ply: u32,
+    /// Each legal move with its value, best first.
+    pub moves: Vec<MoveAnalysis>,
+}
+
+impl Hints {
+    /// Whether these hints are about the position `snapshot` shows (not an older one).
+    pub fn fits(&self, snapshot: &RoomSnapshot) -> bool {
+        self.room == snapshot.id && self.game == snapshot.game && self.ply == snapshot.ply
+    }
+
+    /// Each valued move at its landing cell, as (column, top row), for drawing on the board.
+    pub fn cells(&self, rules: &Rules) -> Vec<((u32, u32), &MoveAnalysis)> {
+        self.moves
+            .iter()
+            .filter_map(|m| Some((cell_on_board(rules, &m.cell)?, m)))
+            .collect()
     }
 }
 
@@ -303,6 +334,7 @@ pub(crate) mod tests {
             name: "alice's room".to_owned(),
             rules,
             private: false,
+            hints: false,
             seq: 3,
             game: 1,
             seats: vec![

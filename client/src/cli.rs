@@ -55,6 +55,9 @@ pub enum Command {
         /// The AI's strength: easy, medium or perfect.
         #[arg(long, default_value = "perfect", value_parser = parse_level)]
         level: Level,
+        /// Let the players ask for hints (`?` in the game) while the game is on.
+        #[arg(long)]
+        hints: bool,
     },
     /// Join a room by its id or invite code: take a free seat, or watch if both are taken.
     Join {
@@ -125,6 +128,8 @@ pub enum Startup {
         seat: Mark,
         /// The AI's level.
         level: Level,
+        /// Players may ask for hints while the game is on.
+        hints: bool,
     },
     /// Join a room, any free seat, watching if it is full.
     Join(RoomId),
@@ -150,10 +155,16 @@ impl Cli {
     pub fn startup(&self) -> Startup {
         match &self.command {
             None => Startup::Lobby,
-            Some(Command::Play { rules, seat, level }) => Startup::Play {
+            Some(Command::Play {
+                rules,
+                seat,
+                level,
+                hints,
+            }) => Startup::Play {
                 rules: rules.clone(),
                 seat: *seat,
                 level: *level,
+                hints: *hints,
             },
             Some(Command::Join { code }) => Startup::Join(RoomId(code.trim().to_owned())),
             Some(Command::Watch { room }) => Startup::Watch(RoomId(room.trim().to_owned())),
@@ -198,7 +209,7 @@ mod tests {
     #[test]
     fn play_parses_rules_seat_and_level() {
         let cli = Cli::try_parse_from([
-            "inarow", "play", "--rules", "connect4", "--as", "O", "--level", "easy",
+            "inarow", "play", "--rules", "connect4", "--as", "O", "--level", "easy", "--hints",
         ])
         .expect("valid command line");
         assert_eq!(
@@ -206,7 +217,8 @@ mod tests {
             Startup::Play {
                 rules: RulesSpec::Preset("connect4".into()),
                 seat: Mark::O,
-                level: Level::Easy
+                level: Level::Easy,
+                hints: true
             }
         );
         let cli = Cli::try_parse_from(["inarow", "play"]).expect("defaults");
@@ -215,7 +227,8 @@ mod tests {
             Startup::Play {
                 rules: RulesSpec::Preset("tictactoe".into()),
                 seat: Mark::X,
-                level: Level::Perfect
+                level: Level::Perfect,
+                hints: false
             }
         );
         assert!(Cli::try_parse_from(["inarow", "play", "--rules", "chess"]).is_err());

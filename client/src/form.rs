@@ -82,6 +82,8 @@ pub struct CreateForm {
     pub o: SeatOption,
     /// Hidden from the lobby.
     pub private: bool,
+    /// Players may ask for hints while the game is on.
+    pub hints: bool,
 }
 
 impl Default for CreateForm {
@@ -96,14 +98,15 @@ impl Default for CreateForm {
             x: SeatOption::Me,
             o: SeatOption::Ai(Level::Perfect),
             private: false,
+            hints: false,
         }
     }
 }
 
 impl CreateForm {
     /// The field names, in order.
-    pub const FIELDS: [&'static str; 8] = [
-        "rules", "width", "height", "k", "gravity", "X seat", "O seat", "private",
+    pub const FIELDS: [&'static str; 9] = [
+        "rules", "width", "height", "k", "gravity", "X seat", "O seat", "private", "hints",
     ];
 
     fn custom(&self) -> bool {
@@ -121,7 +124,8 @@ impl CreateForm {
             4 => dim(if self.gravity { "yes" } else { "no" }.to_owned()),
             5 => self.x.label(),
             6 => self.o.label(),
-            _ => if self.private { "yes" } else { "no" }.to_owned(),
+            7 => if self.private { "yes" } else { "no" }.to_owned(),
+            _ => if self.hints { "yes" } else { "no" }.to_owned(),
         }
     }
 
@@ -165,6 +169,7 @@ impl CreateForm {
                 *seat = SeatOption::CYCLE[cycle(i, SeatOption::CYCLE.len())];
             }
             7 => self.private = !self.private,
+            8 => self.hints = !self.hints,
             _ => {}
         }
     }
@@ -198,6 +203,7 @@ impl CreateForm {
                 o: self.o.request(),
             },
             private: self.private,
+            hints: self.hints,
         })
     }
 }

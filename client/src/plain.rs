@@ -5,8 +5,8 @@
 //! while the connection is down, for it to come back; `play` out of turn waits for the
 //! turn), so a script can pipe several commands at once. Output lines start with a fixed word
 //! (`connected`, `created`, `joined`, `room`, `seats:`, `last:`, `status:`, `chat`, `left`,
-//! `rooms:`, `error:`, `notice:`, `disconnected:`, `bye`, `fatal:`) followed by the board
-//! rows of a room update.
+//! `rooms:`, `analysis`, `hint`, `error:`, `notice:`, `disconnected:`, `bye`, `fatal:`)
+//! followed by the board rows of a room update.
 //!
 //! Requests, the welcome, the startup action, join-or-watch and quitting are the shared
 //! core's ([`Session`]); this module reads lines and prints what happened.
@@ -22,7 +22,7 @@ use inarow_protocol::{
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::Instant;
 
-pub use text::{HELP, board_lines, parse_create, rooms_lines, snapshot_lines};
+pub use text::{HELP, analysis_lines, board_lines, parse_create, rooms_lines, snapshot_lines};
 
 use crate::ClientError;
 use crate::board::{self, MoveRejection};
@@ -206,6 +206,13 @@ impl Plain {
                 Err(step) => step,
             },
             "play" | "move" => self.play(line, &args),
+            "hint" | "analyze" => match self.current_room() {
+                Ok(room) => {
+                    let room = room.id.clone();
+                    Step::send(self.session.analyze(room))
+                }
+                Err(step) => step,
+            },
             "chat" | "say" => {
                 let room = match self.current_room() {
                     Ok(room) => room.id.clone(),
@@ -337,6 +344,20 @@ impl Plain {
             ServerMessage::Chat { from, text, .. } => Step::line(format!("chat {from}: {text}")),
             // One that the session could not apply: it has asked for a snapshot.
             ServerMessage::Moved(_) => Step::default(),
+            ServerMessage::Analysis {
+                room,
+                game,
+                ply,
+                moves,
+            } => Step {
+                lines: analysis_lines(&board::Hints {
+                    room,
+                    game,
+                    ply,
+                    moves,
+                }),
+                ..Step::default()
+            },
             ServerMessage::Left { room } => {
                 self.rooms.remove(&room);
                 if self.current.as_ref() == Some(&room) {

@@ -133,6 +133,7 @@ impl Replay {
             last_move: None,
             spectators: Vec::new(),
             last_game: Some(summary.game),
+            hints: false,
         };
         let mut position = Position::new(rules);
         let mut boards = vec![snapshot.clone()];

@@ -57,6 +57,9 @@ pub enum Pending {
     History,
     /// `game`: one kept game.
     Game,
+    /// `analyze` of a room: an `analysis` (or an error) answers it, unless we leave the
+    /// room first.
+    Analyze(RoomId),
     /// Anything else: the reply only has to arrive.
     Other,
 }
@@ -226,6 +229,24 @@ impl Session {
         Ok(self.request(message, Pending::Other)?)
     }
 
+    /// Asks for the value of every legal move in `room`'s position (a hint); the answer is
+    /// an `analysis`, or an error such as `hints_off` or `stale_ply`.
+    ///
+    /// # Errors
+    /// [`Offline`] while the connection is down.
+    pub fn analyze(&mut self, room: RoomId) -> Result<ClientFrame, Offline> {
+        let pending = Pending::Analyze(room.clone());
+        self.request(ClientMessage::Analyze { room }, pending)
+    }
+
+    /// Whether an `analyze` of `room` awaits its answer (one at a time: the server refuses
+    /// another for the same room until then).
+    pub fn analyzing(&self, room: &RoomId) -> bool {
+        self.pending
+            .values()
+            .any(|(p, _)| matches!(p, Pending::Analyze(r) if r == room))
+    }
+
     /// Joins `room` in the first free seat, falling back to watching when it is full.
     ///
     /// # Errors
@@ -335,6 +356,9 @@ impl Session {
                     ServerMessage::Chat { room, seq, .. } => self.on_event(room, *seq),
                     ServerMessage::Left { room } => {
                         self.rooms.remove(room);
+                        // Leaving ends the wait for an analysis: no answer comes.
+                        self.pending
+                            .retain(|_, (p, _)| !matches!(p, Pending::Analyze(r) if r == room));
                         Vec::new()
                     }
                     _ => Vec::new(),
@@ -401,7 +425,12 @@ impl Session {
         let frame = match startup {
             Startup::Lobby => return Vec::new(),
             Startup::Rooms => self.request(ClientMessage::ListRooms {}, Pending::Rooms),
-            Startup::Play { rules, seat, level } => {
+            Startup::Play {
+                rules,
+                seat,
+                level,
+                hints,
+            } => {
                 let (me, ai) = (SeatRequest::Me, SeatRequest::Ai { level });
                 let seats = match seat {
                     Mark::X => SeatPlan { x: me, o: ai },
@@ -412,6 +441,7 @@ impl Session {
                     rules,
                     seats,
                     private: true,
+                    hints,
                 };
                 self.request(message, Pending::Create)
             }
@@ -477,6 +507,38 @@ mod tests {
             }
         ));
         assert!(!s.awaiting_replies());
+    }
+
+    #[test]
+    fn an_analysis_is_awaited_per_room_until_answered_or_the_room_is_left() {
+        let mut s = Session::new(Startup::Lobby);
+        welcome(&mut s);
+        let (a, b) = (RoomId::from("aaaa2345"), RoomId::from("bbbb2345"));
+        let asked = s.analyze(a.clone()).expect("online");
+        assert!(s.analyzing(&a) && !s.analyzing(&b));
+        s.analyze(b.clone()).expect("online");
+        let answer = s.on_net(NetEvent::Frame(ServerFrame {
+            message: ServerMessage::Analysis {
+                room: a.clone(),
+                game: 1,
+                ply: 0,
+                moves: Vec::new(),
+            },
+            id: asked.id,
+        }));
+        assert!(matches!(
+            answer,
+            Update::Message {
+                answers: Some(Pending::Analyze(_)),
+                ..
+            }
+        ));
+        assert!(!s.analyzing(&a));
+        // Leaving b: its analysis will never come, and must not block the next one.
+        s.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Left {
+            room: b.clone(),
+        })));
+        assert!(!s.analyzing(&b));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! changes. The board geometry lives in `layout`, shared with the mouse handling; the words
 //! for seats and statuses in `words`, shared with plain mode.
 
-use inarow_protocol::{GameStatus, Mark, RoomSnapshot, RoomSummary};
+use inarow_protocol::{GameStatus, Mark, MoveAnalysis, MoveValue, RoomSnapshot, RoomSummary};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -31,6 +31,30 @@ pub fn winning_style() -> Style {
         .bg(Color::Green)
         .fg(Color::Black)
         .add_modifier(Modifier::BOLD)
+}
+
+/// Estimates shown on the board, best first: more would cover a big board in guesses.
+const BOARD_ESTIMATES: usize = 3;
+
+/// The style of a hint on the board and in the hints pane.
+fn value_style(value: MoveValue) -> Style {
+    match value {
+        MoveValue::Win { .. } => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+        MoveValue::Draw => Style::new().fg(Color::Blue).add_modifier(Modifier::BOLD),
+        MoveValue::Loss { .. } => Style::new().fg(Color::Red),
+        MoveValue::Estimate { .. } => Style::new().fg(Color::Magenta),
+    }
+}
+
+/// A hint in the pane's few characters: `c:W3`, `a1:=`, `b2:L6`, `d:+35`.
+fn value_token(entry: &MoveAnalysis) -> String {
+    let value = match entry.value {
+        MoveValue::Win { plies } => format!("W{plies}"),
+        MoveValue::Loss { plies } => format!("L{plies}"),
+        MoveValue::Draw => "=".to_owned(),
+        MoveValue::Estimate { score } => format!("{score:+}"),
+    };
+    format!("{}:{value}", entry.mv)
 }
 
 /// The background that marks the last stone placed.
@@ -111,11 +135,12 @@ fn help_line(text: &str) -> Line<'static> {
 fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     let layout = game_layout(area, &room.rules);
     let title = format!(
-        " inarow · {} · {} · game {}{}",
+        " inarow · {} · {} · game {}{}{}",
         room.id,
         words::rules_label(&room.rules),
         room.game,
-        if room.private { " · private" } else { "" }
+        if room.private { " · private" } else { "" },
+        if room.hints { " · hints" } else { "" }
     );
     Paragraph::new(title_line(title, app, area.width)).render(layout.title, buf);
     draw_board(buf, &layout, app, room);
@@ -128,14 +153,14 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     Paragraph::new(message_line(app)).render(layout.message, buf);
     let help = match app.input {
         Input::Chat(_) => "type a message · Enter send · Esc cancel",
-        _ => "hjkl/arrows · Enter/click play · :b2 · c chat · r rematch · f resign · q leave",
+        _ => "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave",
     };
     Paragraph::new(help_line(help)).render(layout.help, buf);
 }
 
 /// What the board shows besides its stones, the last move and the winning line: the
-/// player's cursor and a falling stone. A replay shows neither.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// player's cursor, a falling stone and hints on empty cells. A replay shows none of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BoardMarks {
     /// The cell under the cursor, drawn reversed.
     pub cursor: Option<(u32, u32)>,
@@ -143,6 +168,8 @@ pub struct BoardMarks {
     pub column: Option<u32>,
     /// The stone falling down a column.
     pub drop: Option<crate::app::Drop>,
+    /// Hint values drawn on the empty cells they name.
+    pub hints: Vec<((u32, u32), MoveValue)>,
 }
 
 fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnapshot) {
@@ -153,10 +180,27 @@ fn draw_board(buf: &mut Buffer, layout: &GameLayout, app: &App, room: &RoomSnaps
     } else {
         Some(app.cursor)
     };
+    // Proven values on every cell they belong to, estimates only on the best few.
+    let hints: Vec<((u32, u32), MoveValue)> = app
+        .current_hints()
+        .map(|h| {
+            let mut estimates = 0;
+            h.cells(&room.rules)
+                .into_iter()
+                .filter(|(_, m)| {
+                    let estimate = matches!(m.value, MoveValue::Estimate { .. });
+                    estimates += usize::from(estimate);
+                    !estimate || estimates <= BOARD_ESTIMATES
+                })
+                .map(|(cell, m)| (cell, m.value))
+                .collect()
+        })
+        .unwrap_or_default();
     let marks = BoardMarks {
         cursor: cursor_cell.filter(|_| show_cursor),
         column: (show_cursor && room.rules.gravity).then_some(app.cursor.0),
         drop: app.drop,
+        hints,
     };
     draw_stones(buf, layout, room, &marks);
 }
@@ -195,9 +239,13 @@ pub fn draw_stones(buf: &mut Buffer, layout: &GameLayout, room: &RoomSnapshot, m
                     stone = Some(drop.mark);
                 }
             }
-            let (symbol, mut style) = match stone {
-                Some(m) => (m.to_string(), mark_style(m)),
-                None => ("·".to_owned(), Style::new().fg(Color::DarkGray)),
+            let hint = marks.hints.iter().find(|(cell, _)| *cell == (col, top));
+            let (symbol, mut style) = match (stone, hint) {
+                (Some(m), _) => (m.to_string(), mark_style(m)),
+                (None, Some((_, value))) => {
+                    (words::value_glyph(*value).to_string(), value_style(*value))
+                }
+                (None, None) => ("·".to_owned(), Style::new().fg(Color::DarkGray)),
             };
             let settled = marks.drop.is_none_or(|d| d.row >= d.target);
             if last == Some((col, top)) && settled {
@@ -281,18 +329,30 @@ fn draw_side(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     .render(seats, buf);
 
     let inner_w = usize::from(moves.width.saturating_sub(2)).max(1);
-    let text = numbered_moves(&room.moves);
-    let lines = wrap_words(&text, inner_w);
-    let shown = lines
-        .len()
-        .saturating_sub(usize::from(moves.height.saturating_sub(2)));
-    let move_lines: Vec<Line> = lines[shown..]
-        .iter()
-        .map(|l| Line::raw(l.clone()))
-        .collect();
-    Paragraph::new(move_lines)
-        .block(Block::bordered().title(format!(" Moves ({}) ", room.ply)))
-        .render(moves, buf);
+    let inner_h = usize::from(moves.height.saturating_sub(2));
+    if let Some(hints) = app.current_hints() {
+        // The hints take the moves' place until the position changes: best first, as
+        // many as fit.
+        let lines = if hints.moves.is_empty() {
+            vec![Line::raw("no legal moves")]
+        } else {
+            hint_lines(&hints.moves, inner_w, inner_h)
+        };
+        Paragraph::new(lines)
+            .block(Block::bordered().title(" Hints: W win · = draw · L loss · ± guess "))
+            .render(moves, buf);
+    } else {
+        let text = numbered_moves(&room.moves);
+        let lines = wrap_words(&text, inner_w);
+        let shown = lines.len().saturating_sub(inner_h);
+        let move_lines: Vec<Line> = lines[shown..]
+            .iter()
+            .map(|l| Line::raw(l.clone()))
+            .collect();
+        Paragraph::new(move_lines)
+            .block(Block::bordered().title(format!(" Moves ({}) ", room.ply)))
+            .render(moves, buf);
+    }
 
     let inner_h = usize::from(chat.height.saturating_sub(2));
     let mut lines: Vec<Line> = Vec::new();
@@ -317,6 +377,35 @@ fn draw_side(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     Paragraph::new(lines)
         .block(Block::bordered().title(" Chat (c to talk) "))
         .render(chat, buf);
+}
+
+/// The hints as coloured tokens wrapped to `width`, at most `height` lines (the best
+/// moves come first, so what does not fit matters least).
+fn hint_lines(moves: &[MoveAnalysis], width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let mut spans = Vec::new();
+    let mut used = 0;
+    for entry in moves {
+        let token = value_token(entry);
+        let n = token.chars().count();
+        if used > 0 && used + 1 + n > width {
+            lines.push(Line::from(std::mem::take(&mut spans)));
+            used = 0;
+        }
+        if lines.len() == height {
+            return lines;
+        }
+        if used > 0 {
+            spans.push(Span::raw(" "));
+            used += 1;
+        }
+        spans.push(Span::styled(token, value_style(entry.value)));
+        used += n;
+    }
+    if !spans.is_empty() && lines.len() < height {
+        lines.push(Line::from(spans));
+    }
+    lines
 }
 
 /// Moves as `1. b2 a1 2. c3 …`.

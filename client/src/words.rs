@@ -6,7 +6,9 @@
 //! prints stable tokens for scripts (`turn-X`, `status: won X line a1,b2,c3`), the TUI
 //! prints sentences; both live side by side below.
 
-use inarow_protocol::{GameStatus, Level, Mark, Occupant, RoomSnapshot, Rules, RulesSpec};
+use inarow_protocol::{
+    GameStatus, Level, Mark, MoveAnalysis, MoveValue, Occupant, RoomSnapshot, Rules, RulesSpec,
+};
 
 use crate::board;
 
@@ -149,6 +151,35 @@ impl SeatWords {
             }
         }
         text
+    }
+}
+
+/// A move's value in words, the same in both faces: `win in 3`, `loss in 6`, `draw`,
+/// `estimate +35`; a value the server did not prove says so.
+pub fn value_words(entry: &MoveAnalysis) -> String {
+    let words = match entry.value {
+        MoveValue::Win { plies } => format!("win in {plies}"),
+        MoveValue::Loss { plies } => format!("loss in {plies}"),
+        MoveValue::Draw => "draw".to_owned(),
+        MoveValue::Estimate { score } => format!("estimate {score:+}"),
+    };
+    match (entry.proven, entry.value) {
+        (false, MoveValue::Win { .. } | MoveValue::Loss { .. } | MoveValue::Draw) => {
+            format!("{words} (unproven)")
+        }
+        _ => words,
+    }
+}
+
+/// A move's value in the one character a board cell has room for: `W` win, `L` loss,
+/// `=` draw, `+` or `-` an estimate for or against the mover.
+pub fn value_glyph(value: MoveValue) -> char {
+    match value {
+        MoveValue::Win { .. } => 'W',
+        MoveValue::Loss { .. } => 'L',
+        MoveValue::Draw => '=',
+        MoveValue::Estimate { score } if score >= 0 => '+',
+        MoveValue::Estimate { .. } => '-',
     }
 }
 

@@ -414,3 +414,63 @@ fn an_unsupported_protocol_ends_the_client_clearly() {
     assert!(rest.iter().any(|l| l.starts_with(&fatal)), "{rest:?}");
     assert!(!client.wait_exit().success());
 }
+
+#[test]
+fn hint_prints_every_moves_value_for_spectators_and_players_of_a_hints_room() {
+    let server = Server::start();
+    let mut alice = Client::start(&server.url(), "alice", &[]);
+    alice.wait_for("welcome", |l| l.starts_with("connected session="));
+    alice.send("create tictactoe --ai O");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let code = created
+        .split_whitespace()
+        .nth(1)
+        .expect("created CODE")
+        .to_owned();
+    alice.next_update();
+    // A player in a room without hints is refused while the game is on.
+    alice.send("hint");
+    alice.wait_for("the refusal", |l| l.starts_with("error: hints_off: "));
+
+    // A spectator may always ask: the empty board draws whatever the move.
+    let mut bob = Client::start(&server.url(), "bob", &["watch", &code]);
+    bob.wait_for("joined", |l| l.starts_with(&format!("joined {code}")));
+    bob.next_update();
+    bob.send("hint");
+    bob.wait_for("the analysis", |l| {
+        l == format!("analysis {code} game 1 ply 0: 9 moves")
+    });
+    let deadline = Instant::now() + WAIT;
+    let mut cells: Vec<String> = (0..9)
+        .map(|_| {
+            let line = bob.next_line(deadline);
+            let cell = line
+                .strip_prefix("hint ")
+                .and_then(|l| l.strip_suffix(": draw"))
+                .unwrap_or_else(|| panic!("a drawn move, not {line:?}"));
+            cell.to_owned()
+        })
+        .collect();
+    cells.sort();
+    assert_eq!(
+        cells,
+        ["a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"]
+    );
+
+    // In a room created with --hints the player may ask too.
+    alice.send("create tictactoe --ai O --hints");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let code = created
+        .split_whitespace()
+        .nth(1)
+        .expect("created CODE")
+        .to_owned();
+    alice.next_update();
+    alice.send("hint");
+    alice.wait_for("the analysis", |l| {
+        l == format!("analysis {code} game 1 ply 0: 9 moves")
+    });
+    alice.wait_for("a hint", |l| {
+        l.starts_with("hint ") && l.ends_with(": draw")
+    });
+}

@@ -7,8 +7,8 @@ use inarow::event::Event;
 use inarow::net::NetEvent;
 use inarow::ui;
 use inarow_protocol::{
-    GameStatus, Level, Mark, Occupant, RoomId, RoomSnapshot, RoomSummary, Rules, SeatInfo,
-    ServerFrame, ServerMessage, SessionId,
+    GameStatus, Level, Mark, MoveAnalysis, MoveValue, Occupant, RoomId, RoomSnapshot, RoomSummary,
+    Rules, SeatInfo, ServerFrame, ServerMessage, SessionId,
 };
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -46,6 +46,7 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         name: "alice's room".to_owned(),
         rules,
         private: false,
+        hints: false,
         seq: 1,
         game: 1,
         seats: seats(
@@ -243,7 +244,7 @@ fn tictactoe_in_progress_fills_80x24() {
         &[
             "O to move: waiting for the opponent",
             "",
-            "hjkl/arrows · Enter/click play · :b2 · c chat · r rematch · f resign · q leave",
+            "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave",
         ],
     );
     // X and O in distinct colours; the last move (a1) marked.
@@ -582,10 +583,11 @@ fn chat_and_the_create_form_render() {
     )));
     let got = lines(&render(&app, 80, 24));
     let form: Vec<&String> = got.iter().filter(|l| l.contains('‹')).collect();
-    assert_eq!(form.len(), 8, "{}", got.join("\n"));
+    assert_eq!(form.len(), 9, "{}", got.join("\n"));
     assert!(form[0].contains("▸ rules    ‹ tictactoe ›"));
     assert!(form[5].contains("  X seat   ‹ me ›"));
     assert!(form[6].contains("  O seat   ‹ AI perfect ›"));
+    assert!(form[8].contains("  hints    ‹ no ›"));
 }
 
 #[test]
@@ -615,4 +617,143 @@ fn tiny_terminals_do_not_panic() {
             assert_eq!(buf.area.width, w);
         }
     }
+}
+
+/// One valued move, as the server sends it.
+fn valued(mv: &str, cell: &str, value: MoveValue) -> MoveAnalysis {
+    MoveAnalysis {
+        mv: mv.to_owned(),
+        cell: cell.to_owned(),
+        value,
+        proven: !matches!(value, MoveValue::Estimate { .. }),
+    }
+}
+
+#[test]
+fn hints_show_on_the_board_and_in_a_pane_until_the_position_changes() {
+    let mut snap = room(
+        TTT,
+        &["...", ".X.", "..."],
+        &["b2"],
+        GameStatus::Playing { turn: Mark::O },
+    );
+    snap.hints = true;
+    let mut app = app_with(Some(snap.clone()));
+    let mut moves: Vec<MoveAnalysis> = ["a1", "a3", "c1", "c3"]
+        .iter()
+        .map(|c| valued(c, c, MoveValue::Draw))
+        .collect();
+    moves.extend(
+        ["a2", "b1", "b3", "c2"]
+            .iter()
+            .map(|c| valued(c, c, MoveValue::Loss { plies: 6 })),
+    );
+    app.update(frame(ServerMessage::Analysis {
+        room: snap.id.clone(),
+        game: 1,
+        ply: 1,
+        moves,
+    }));
+    let buf = render(&app, 80, 24);
+    assert!(
+        lines(&buf)[0].starts_with(" inarow · abcd2345 · tictactoe · game 1 · hints "),
+        "the title says the room allows hints: {}",
+        lines(&buf)[0]
+    );
+    assert_lines(
+        &buf,
+        2,
+        &[
+            " 3 = L =  │X alice (you)                                                       │",
+            " 2 L X L  │O AI perfect                                                        │",
+            " 1 = L =  │watching: nobody                                                    │",
+            "   a b c  └────────────────────────────────────────────────────────────────────┘",
+            "          ┌ Hints: W win · = draw · L loss · ± guess ──────────────────────────┐",
+            "          │a1:= a3:= c1:= c3:= a2:L6 b1:L6 b3:L6 c2:L6                         │",
+        ],
+    );
+    assert_ne!(buf[(3, 2)].fg, buf[(5, 2)].fg, "draws and losses differ");
+    assert_eq!(
+        buf[(11, 7)].fg,
+        buf[(3, 2)].fg,
+        "the pane colours as the board"
+    );
+
+    // The next move clears them: they were about the position before it.
+    let mut next = room(
+        TTT,
+        &["...", ".X.", "O.."],
+        &["b2", "a1"],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    next.seq = 2;
+    app.update(frame(ServerMessage::Room {
+        room: Box::new(next),
+    }));
+    let buf = render(&app, 80, 24);
+    assert_lines(
+        &buf,
+        2,
+        &[
+            " 3 · · ·  │X alice (you)                                                       │",
+            " 2 · X ·  │O AI perfect                                                        │",
+            " 1 O · ·  │watching: nobody                                                    │",
+        ],
+    );
+    assert_eq!(
+        lines(&buf)[6],
+        "          ┌ Moves (2) ─────────────────────────────────────────────────────────┐"
+    );
+}
+
+#[test]
+fn connect_four_hints_sit_where_the_stones_would_land_and_few_guesses_show() {
+    let snap = room(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", "...O...", "...X...",
+        ],
+        &["d", "d"],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let mut app = app_with(Some(snap.clone()));
+    let estimate = |score| MoveValue::Estimate { score };
+    app.update(frame(ServerMessage::Analysis {
+        room: snap.id.clone(),
+        game: 1,
+        ply: 2,
+        moves: vec![
+            valued("c", "c1", MoveValue::Win { plies: 9 }),
+            valued("d", "d3", estimate(120)),
+            valued("e", "e1", estimate(40)),
+            valued("b", "b1", estimate(-3)),
+            valued("f", "f1", estimate(-50)),
+            valued("a", "a1", MoveValue::Loss { plies: 8 }),
+            valued("g", "g1", MoveValue::Loss { plies: 8 }),
+        ],
+    }));
+    let buf = render(&app, 80, 24);
+    let got = lines(&buf);
+    let board: Vec<String> = got[2..8]
+        .iter()
+        .map(|l| l.chars().take(16).collect())
+        .collect();
+    assert_eq!(
+        board,
+        [
+            " 6 · · · · · · ·",
+            " 5 · · · · · · ·",
+            " 4 · · · · · · ·",
+            " 3 · · · + · · ·",
+            " 2 · · · O · · ·",
+            " 1 L - W X + · L",
+        ],
+        "only the best three guesses are drawn: f's is not"
+    );
+    assert!(
+        got.iter()
+            .any(|l| l.contains("│c:W9 d:+120 e:+40 b:-3 f:-50 a:L8 g:L8 ")),
+        "{}",
+        got.join("\n")
+    );
 }

@@ -76,7 +76,33 @@ fn describe(value: &Value) -> String {
 /// The fields of a `create_room` that serde would otherwise refuse vaguely.
 pub(crate) fn create_room(object: &Map<String, Value>) -> Result<(), FieldError> {
     rules(object.get("rules"))?;
-    seats(object.get("seats"))
+    seats(object.get("seats"))?;
+    for flag in ["private", "hints"] {
+        match object.get(flag) {
+            None | Some(Value::Bool(_)) => {}
+            Some(other) => {
+                return Err(FieldError::bad_request(format!(
+                    "{flag} must be true or false (false when absent), not {}",
+                    describe(other)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `room` of a message that names one, which serde would refuse without naming it.
+pub(crate) fn room(object: &Map<String, Value>) -> Result<(), FieldError> {
+    match object.get("room") {
+        Some(Value::String(_)) => Ok(()),
+        None => Err(FieldError::bad_request(
+            "room is missing: the room id or invite code, a string",
+        )),
+        Some(other) => Err(FieldError::bad_request(format!(
+            "room must be the room id or invite code, a string, not {}",
+            describe(other)
+        ))),
+    }
 }
 
 const RULES_SHAPE: &str = "a preset name (\"tictactoe\", \"connect4\", \"gomoku\") or an object \
@@ -317,5 +343,40 @@ mod tests {
             json!({"rules": "tictactoe", "seats": {"X": {"kind": "ai"}, "O": {"kind": "me"}}}),
         );
         assert_eq!(create_room(&fine), Ok(()));
+    }
+
+    #[test]
+    fn flags_and_rooms_are_named_when_mistyped() {
+        let hints = object(json!({"rules": "tictactoe", "hints": "yes"}));
+        let err = create_room(&hints).expect_err("refused");
+        assert_eq!(err.code, ErrorCode::BadRequest);
+        assert_eq!(
+            err.message,
+            "hints must be true or false (false when absent), not the string \"yes\""
+        );
+        let private = object(json!({"rules": "tictactoe", "private": 1}));
+        assert!(
+            create_room(&private)
+                .expect_err("refused")
+                .message
+                .starts_with("private must be")
+        );
+        assert_eq!(
+            create_room(&object(json!({"rules": "tictactoe", "hints": true}))),
+            Ok(())
+        );
+        assert_eq!(room(&object(json!({"room": "k7m2q9xa"}))), Ok(()));
+        assert!(
+            room(&object(json!({})))
+                .expect_err("missing")
+                .message
+                .starts_with("room is missing")
+        );
+        assert!(
+            room(&object(json!({"room": 5})))
+                .expect_err("mistyped")
+                .message
+                .ends_with("not the number 5")
+        );
     }
 }

@@ -267,6 +267,10 @@ pub enum ClientMessage {
         /// A private room is not listed; it is joined with its id (the invite code).
         #[serde(default)]
         private: bool,
+        /// Whether players may ask for `analyze` while the game is on (spectators always
+        /// may, players always once it is over); false when omitted.
+        #[serde(default)]
+        hints: bool,
     },
     /// Enter a room: with a seat to play, without one to watch. Also used by someone
     /// already in the room to move from watching to an empty seat.
@@ -349,6 +353,14 @@ pub enum ClientMessage {
         /// The game's id, from `history` or a room's `last_game`.
         game: GameId,
     },
+    /// Ask for the value of every legal move in the room's current position (a hint),
+    /// answered to you alone with `analysis`, or with an `error`: `hints_off` for a
+    /// player while the game is on in a room created without hints, `stale_ply` when the
+    /// position changed before the analysis was ready.
+    Analyze {
+        /// The room.
+        room: RoomId,
+    },
 }
 
 /// The number of games `history` lists when its `limit` is omitted.
@@ -405,6 +417,19 @@ pub enum ServerMessage {
     /// Protocol 2 only: a move was played, sent to everyone in the room instead of a
     /// snapshot.
     Moved(MoveEvent),
+    /// Answer to `analyze`, to the requester alone: the value of every legal move in the
+    /// room's position at `game` and `ply`.
+    Analysis {
+        /// The room.
+        room: RoomId,
+        /// Which game of the room the position is in.
+        game: u32,
+        /// The number of moves played in that position (the snapshot's `ply`).
+        ply: u32,
+        /// Every legal move with its value, best first; empty when the game is won or
+        /// drawn.
+        moves: Vec<MoveAnalysis>,
+    },
     /// A chat line in a room.
     Chat {
         /// The room.
@@ -585,6 +610,51 @@ pub struct MoveEvent {
     pub status: GameStatus,
 }
 
+/// One legal move in an `analysis` and its value for the player making it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MoveAnalysis {
+    /// The move in notation (a column with gravity), as `play` takes it.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// The cell where the stone would land (equal to `move` without gravity).
+    pub cell: String,
+    /// What the move leads to with best play from both sides, or an estimate.
+    #[serde(flatten)]
+    pub value: MoveValue,
+    /// Whether the value is exact (a win, loss or draw the search proved) rather than an
+    /// estimate. Read it rather than inferring it from `value`.
+    pub proven: bool,
+}
+
+/// The value of a move, as its `"value"` field names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "value", rename_all = "snake_case")]
+pub enum MoveValue {
+    /// The mover wins with best play.
+    Win {
+        /// Plies until the mover's winning stone, this move counting as 1 (`1`: this
+        /// move wins; `3`: the mover's next stone wins whatever the reply). On boards too
+        /// big to search every cell (gomoku) a proven win may come sooner than this.
+        #[serde(rename = "in")]
+        plies: u32,
+    },
+    /// The mover loses against best play.
+    Loss {
+        /// Plies until the opponent's winning stone, this move counting as 1 (`2`: the
+        /// reply wins).
+        #[serde(rename = "in")]
+        plies: u32,
+    },
+    /// Best play from both sides draws.
+    Draw,
+    /// Not solved within the time budget: a heuristic score, positive favours the mover.
+    /// Beyond ±1,000,000 the search saw a win (or a loss) it could not prove.
+    Estimate {
+        /// The score.
+        score: i32,
+    },
+}
+
 /// A room as listed in the lobby.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoomSummary {
@@ -613,6 +683,10 @@ pub struct RoomSnapshot {
     pub rules: Rules,
     /// Whether the room is hidden from the lobby.
     pub private: bool,
+    /// Whether the room was created with hints: its players may `analyze` while the game
+    /// is on. False when absent (a server that predates hints).
+    #[serde(default)]
+    pub hints: bool,
     /// The room's event sequence number: increases by one with every room event
     /// (snapshot or chat) so clients can tell that they missed nothing.
     pub seq: u64,
@@ -747,7 +821,8 @@ pub enum ErrorCode {
     NotAPlayer,
     /// It is the other seat's turn.
     NotYourTurn,
-    /// The `ply` does not match the current position: the move was meant for an older one.
+    /// The `ply` does not match the current position: the move was meant for an older one;
+    /// or the position changed before an `analyze` was answered (ask again).
     StalePly,
     /// The move is not legal here (outside the board, occupied, full column, bad notation).
     IllegalMove,
@@ -755,7 +830,8 @@ pub enum ErrorCode {
     GameNotInProgress,
     /// The request needs a finished game (a rematch while the game is on).
     GameInProgress,
-    /// Too many messages: slow down (the connection closes if it goes on).
+    /// Too many messages: slow down (the connection closes if it goes on); or an
+    /// `analyze` while your previous one in the same room is still unanswered.
     RateLimited,
     /// A message over the size limit (then `bye` and close 1009; sent without an id, as
     /// the oversized message is not read).
@@ -775,11 +851,13 @@ pub enum ErrorCode {
     UnknownGame,
     /// The server could not read its game store; try again later.
     StoreUnavailable,
+    /// `analyze` from a player while the game is on, in a room created without hints.
+    HintsOff,
 }
 
 impl ErrorCode {
     /// Every code, for exhaustive tests and documentation.
-    pub const ALL: [ErrorCode; 24] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedProtocol,
         ErrorCode::InvalidName,
@@ -804,6 +882,7 @@ impl ErrorCode {
         ErrorCode::TooManySessions,
         ErrorCode::UnknownGame,
         ErrorCode::StoreUnavailable,
+        ErrorCode::HintsOff,
     ];
 
     /// The code as it appears on the wire.
@@ -833,6 +912,7 @@ impl ErrorCode {
             ErrorCode::TooManySessions => "too_many_sessions",
             ErrorCode::UnknownGame => "unknown_game",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::HintsOff => "hints_off",
         }
     }
 }
@@ -988,13 +1068,16 @@ fn decode<T: serde::de::DeserializeOwned>(text: &str, client: bool) -> Result<T,
     };
     match object.get("type") {
         Some(serde_json::Value::String(kind)) => {
-            if client && kind == "create_room" {
-                check::create_room(object).map_err(|e| DecodeError {
-                    id: id.clone(),
-                    code: e.code,
-                    message: e.message,
-                })?;
-            }
+            let checked = match kind.as_str() {
+                "create_room" if client => check::create_room(object),
+                "analyze" if client => check::room(object),
+                _ => Ok(()),
+            };
+            checked.map_err(|e| DecodeError {
+                id: id.clone(),
+                code: e.code,
+                message: e.message,
+            })?;
         }
         Some(_) => {
             return Err(DecodeError::bad_request(
@@ -1037,6 +1120,41 @@ mod tests {
         assert!(decode_client("not json").unwrap_err().id.is_none());
         assert!(decode_client("[1,2]").is_err());
         assert!(decode_client(r#"{"id":1}"#).is_err());
+    }
+
+    #[test]
+    fn analyses_round_trip_and_mistyped_fields_are_named() {
+        let frame = ServerFrame {
+            message: ServerMessage::Analysis {
+                room: "r".into(),
+                game: 1,
+                ply: 2,
+                moves: vec![
+                    MoveAnalysis {
+                        mv: "d".into(),
+                        cell: "d3".into(),
+                        value: MoveValue::Win { plies: 7 },
+                        proven: true,
+                    },
+                    MoveAnalysis {
+                        mv: "a".into(),
+                        cell: "a1".into(),
+                        value: MoveValue::Estimate { score: -12 },
+                        proven: false,
+                    },
+                ],
+            },
+            id: Some(RequestId::Number(4)),
+        };
+        let text = encode(&frame);
+        assert!(text.contains(r#""value":"win","in":7"#), "{text}");
+        assert_eq!(decode_server(&text).unwrap(), frame);
+        let e = decode_client(r#"{"type":"analyze","id":2,"room":7}"#).unwrap_err();
+        assert_eq!(e.id, Some(RequestId::Number(2)));
+        assert!(e.message.starts_with("room must be"), "{}", e.message);
+        let e =
+            decode_client(r#"{"type":"create_room","rules":"tictactoe","hints":1}"#).unwrap_err();
+        assert!(e.message.starts_with("hints must be"), "{}", e.message);
     }
 
     #[test]

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 
 use inarow_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameStatus, Level, Mark, RequestId, RoomId, RulesSpec,
-    SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage, decode_client, decode_server,
-    encode,
+    ClientFrame, ClientMessage, ErrorCode, GameStatus, Level, Mark, MoveAnalysis, MoveValue,
+    RequestId, RoomId, RulesSpec, SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage,
+    decode_client, decode_server, encode,
 };
 use serde_json::Value;
 
@@ -126,9 +126,11 @@ fn every_message_type_is_documented() {
         "sync",
         "history",
         "game",
+        "analyze",
     ];
     let server = [
-        "welcome", "rooms", "room", "moved", "chat", "left", "error", "bye", "history", "game",
+        "welcome", "rooms", "room", "moved", "analysis", "chat", "left", "error", "bye", "history",
+        "game",
     ];
     for t in client {
         assert!(documented.contains(&(true, t.to_owned())), "client {t}");
@@ -151,13 +153,15 @@ fn every_message_type_is_documented() {
         | ClientMessage::Chat { .. }
         | ClientMessage::Sync { .. }
         | ClientMessage::History { .. }
-        | ClientMessage::Game { .. } => client.len(),
+        | ClientMessage::Game { .. }
+        | ClientMessage::Analyze { .. } => client.len(),
     };
     let _server_variant = |m: &ServerMessage| match m {
         ServerMessage::Welcome { .. }
         | ServerMessage::Rooms { .. }
         | ServerMessage::Room { .. }
         | ServerMessage::Moved(_)
+        | ServerMessage::Analysis { .. }
         | ServerMessage::Chat { .. }
         | ServerMessage::Left { .. }
         | ServerMessage::Error { .. }
@@ -197,7 +201,8 @@ fn examples_mean_what_the_document_says() {
                 x: SeatRequest::Me,
                 o: SeatRequest::Open
             },
-            private: false
+            private: false,
+            hints: false
         }
     );
     let ai = decode_client(r#"{"type": "create_room", "rules": "tictactoe", "seats": {"X": {"kind": "ai"}, "O": {"kind": "me"}}}"#)
@@ -244,6 +249,62 @@ fn examples_mean_what_the_document_says() {
         (event.mv.as_str(), event.cell.as_str(), event.by, event.ply),
         ("d", "d4", Mark::X, 7)
     );
+}
+
+#[test]
+fn hints_examples_mean_what_the_document_says() {
+    let create = decode_client(r#"{"type": "create_room", "id": 8, "rules": "tictactoe", "seats": {"X": {"kind": "me"}, "O": {"kind": "ai", "level": "easy"}}, "hints": true}"#)
+        .expect("ok");
+    assert!(matches!(
+        create.message,
+        ClientMessage::CreateRoom { hints: true, .. }
+    ));
+    let analyze =
+        decode_client(r#"{"type": "analyze", "id": 10, "room": "k7m2q9xa"}"#).expect("ok");
+    assert_eq!(analyze.id, Some(RequestId::Number(10)));
+    assert_eq!(
+        analyze.message,
+        ClientMessage::Analyze {
+            room: "k7m2q9xa".into()
+        }
+    );
+    // A snapshot from a server that predates hints still decodes: no hints.
+    let room = r#"{"type": "room", "room": {"id": "r", "name": "n", "rules": {"width": 3, "height": 3, "k": 3}, "private": false, "seq": 1, "game": 1, "seats": [], "board": ["...", "...", "..."], "moves": [], "ply": 0, "legal_moves": [], "status": {"state": "waiting"}, "spectators": []}}"#;
+    let ServerMessage::Room { room } = decode_server(room).expect("ok").message else {
+        panic!("room")
+    };
+    assert!(!room.hints);
+    let entries = [
+        (
+            r#"{"move": "c", "cell": "c1", "value": "win", "in": 3, "proven": true}"#,
+            MoveValue::Win { plies: 3 },
+        ),
+        (
+            r#"{"move": "c", "cell": "c1", "value": "loss", "in": 6, "proven": true}"#,
+            MoveValue::Loss { plies: 6 },
+        ),
+        (
+            r#"{"move": "c", "cell": "c1", "value": "draw", "proven": true}"#,
+            MoveValue::Draw,
+        ),
+        (
+            r#"{"move": "c", "cell": "c1", "value": "estimate", "score": -7680, "proven": false}"#,
+            MoveValue::Estimate { score: -7680 },
+        ),
+    ];
+    for (text, value) in entries {
+        let entry: MoveAnalysis = serde_json::from_str(text).expect(text);
+        assert_eq!((entry.mv.as_str(), entry.cell.as_str()), ("c", "c1"));
+        assert_eq!(entry.value, value);
+        assert_eq!(entry.proven, !matches!(value, MoveValue::Estimate { .. }));
+    }
+    let analysis = decode_server(r#"{"type": "analysis", "id": "hint-3", "room": "c4c4c4c4", "game": 2, "ply": 4, "moves": []}"#)
+        .expect("ok");
+    assert_eq!(analysis.id, Some(RequestId::Text("hint-3".into())));
+    assert!(matches!(
+        analysis.message,
+        ServerMessage::Analysis { game: 2, ply: 4, ref moves, .. } if moves.is_empty()
+    ));
 }
 
 #[test]
@@ -315,7 +376,9 @@ fn every_message_round_trips() {
                 o: SeatRequest::Ai { level: Level::Easy },
             },
             private: true,
+            hints: true,
         },
+        ClientMessage::Analyze { room: "r".into() },
         ClientMessage::Join {
             room: "r".into(),
             seat: Some(SeatChoice::O),

@@ -5,8 +5,8 @@
 //! A job first runs a *probe*: a search of at most [`PROBE_NODES`] nodes, which answers at
 //! once whatever the engine settles quickly (a small board, a forced reply, a level that
 //! searches only a few plies). Probes have their own slots, so they never queue behind
-//! full searches, and the smallest board goes first, so a tic-tac-toe reply does not
-//! queue behind gomoku probes either. A job the probe cannot settle waits in its priority
+//! full searches; AI seats' go before analyses', and then the smallest board first, so a
+//! tic-tac-toe reply does not queue behind gomoku probes either. A job the probe cannot settle waits in its priority
 //! class (AI seats before analysis), where rooms are served round-robin, for one of
 //! `workers` search slots (the gates are in `gate`). Its search gets the configured budget scaled by `workers / waiting` when more
 //! seats wait than there are workers (but at least [`MIN_SHARE`]), so that a seat waits
@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use inarow_engine::{Ai, Limits, Move, Position};
+use inarow_engine::{Ai, Analysis, Limits, Move, Position};
 use inarow_protocol::RoomId;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -57,10 +57,6 @@ pub(crate) enum Priority {
     /// An AI seat's move: somebody waits for it.
     Seat,
     /// An analysis for a person (a hint): it may wait while AI seats play.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the class exists for the coming analyze request")
-    )]
     Analysis,
 }
 
@@ -104,6 +100,9 @@ pub(crate) struct AiDone {
     pub(crate) ai: Option<Box<Ai>>,
     /// The chosen move; `None` when cancelled, when the search failed, or when the game was over.
     pub(crate) mv: Option<Move>,
+    /// Every legal move with its value, as the search left them (estimates where it was
+    /// cut short); `None` when cancelled before searching or when the search failed.
+    pub(crate) analysis: Option<Analysis>,
 }
 
 /// Where AI jobs run: tracked tasks that probe, queue for one of a fixed number of search
@@ -160,22 +159,30 @@ impl AiPool {
                     answer = run(job, &shared) => answer,
                     () = stop.cancelled() => return,
                 };
-                let (ai, mv) = match answer {
+                let (ai, analysis) = match answer {
                     Ok(answer) => answer,
                     Err(e) => {
                         tracing::error!(error = %e, "AI search failed");
                         (None, None)
                     }
                 };
-                let _ = done.send(AiDone { job_id, ai, mv }).await;
+                let mv = analysis.as_ref().and_then(|a| a.best);
+                let done_job = AiDone {
+                    job_id,
+                    ai,
+                    mv,
+                    analysis,
+                };
+                let _ = done.send(done_job).await;
             }
             .instrument(tracing::Span::current()),
         );
     }
 }
 
-/// What a job gives back: the player (unless the search panicked) and its move.
-type Answer = (Option<Box<Ai>>, Option<Move>);
+/// What a job gives back: the player (unless the search panicked) and its analysis (with
+/// the move chosen), unless it was cancelled before searching.
+type Answer = (Option<Box<Ai>>, Option<Analysis>);
 
 /// Runs one job: pace, probe, and if the probe did not settle it, queue and search.
 async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinError> {
@@ -196,7 +203,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         return Ok((Some(ai), None));
     }
     let probe = {
-        let mut pass = shared.probes.enter(position.rules().cells());
+        let mut pass = shared.probes.enter((priority, position.rules().cells()));
         pass.ready().await;
         let (position, cancel) = (position.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
@@ -215,13 +222,13 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
             // drive to tens of GiB.
             ai.release_memory();
             let settled = analysis.nodes < PROBE_NODES;
-            (ai, analysis.best, settled)
+            (ai, analysis, settled)
         })
         .await?
     };
-    let (ai, mv, settled) = probe;
+    let (ai, analysis, settled) = probe;
     if settled || cancel.load(Ordering::Relaxed) {
-        return Ok((Some(ai), mv));
+        return Ok((Some(ai), Some(analysis)));
     }
 
     let queued = metrics::ai_job_queued();
@@ -243,10 +250,13 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
             cancel: Some(stop),
         };
         let searching = std::time::Instant::now();
-        let mv = ai.choose(&position, &limits);
-        metrics::ai_search(searching.elapsed());
+        let analysis = ai.analyze(&position, &limits);
+        // The histogram is of AI moves, which people wait for; hints would blur it.
+        if priority == Priority::Seat {
+            metrics::ai_search(searching.elapsed());
+        }
         ai.release_memory();
-        (ai, mv)
+        (ai, analysis)
     });
     let searched = loop {
         let deadline = started + shared.share(move_time, *load.borrow_and_update());
@@ -265,8 +275,8 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         }
     };
     drop(pass);
-    let (ai, mv) = searched?;
-    Ok((Some(ai), mv))
+    let (ai, analysis) = searched?;
+    Ok((Some(ai), Some(analysis)))
 }
 
 /// How a blocking-pool thread runs AI work.

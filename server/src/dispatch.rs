@@ -111,12 +111,14 @@ impl Route {
                 rules,
                 seats,
                 private,
+                hints,
             } => {
                 return Route::CreateRoom(CreateRoom {
                     name,
                     rules,
                     seats,
                     private,
+                    hints,
                 });
             }
             ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
@@ -127,6 +129,7 @@ impl Route {
             ClientMessage::Rematch { room } => (room, Request::Rematch),
             ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
             ClientMessage::Sync { room } => (room, Request::Sync),
+            ClientMessage::Analyze { room } => (room, Request::Analyze),
         };
         Route::Room(room, request)
     }

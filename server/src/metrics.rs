@@ -253,7 +253,7 @@ pub(crate) fn render(gauges: &Gauges) -> String {
         );
     }
     out.push_str(
-        "# HELP inarow_ai_move_seconds Time of one AI search.\n\
+        "# HELP inarow_ai_move_seconds Time of one AI seat's search (hints not counted).\n\
          # TYPE inarow_ai_move_seconds histogram\n",
     );
     let mut cumulative = 0;

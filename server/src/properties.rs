@@ -40,6 +40,7 @@ fn documented(request: &Request) -> &'static [ErrorCode] {
         Request::Rematch => &[NotInRoom, NotAPlayer, GameInProgress],
         Request::Chat { .. } => &[NotInRoom, InvalidChat],
         Request::Sync => &[NotInRoom],
+        Request::Analyze => &[NotInRoom, HintsOff, RateLimited],
     }
 }
 
@@ -73,6 +74,7 @@ fn input() -> impl Strategy<Value = String> {
             "rematch",
             "chat",
             "sync",
+            "analyze",
             "create_room",
             "hello",
             "list_rooms",
@@ -83,7 +85,8 @@ fn input() -> impl Strategy<Value = String> {
         (
             prop::sample::select(
                 [
-                    "seat", "ai", "ply", "move", "text", "rules", "seats", "name", "id", "protocol",
+                    "seat", "ai", "ply", "move", "text", "rules", "seats", "name", "id",
+                    "protocol", "hints",
                 ]
                 .as_slice(),
             ),
@@ -138,6 +141,7 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             o: SeatRequest::Open,
         },
         private: false,
+        hints: false,
     };
     let id = room::open(&state.room_context(), spec, people[0].clone(), None)
         .map_err(|r| TestCaseError::fail(r.to_string()))?;
@@ -181,12 +185,14 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
                 rules,
                 seats,
                 private,
+                hints,
             }) => {
                 let request = CreateRoom {
                     name,
                     rules,
                     seats,
                     private,
+                    hints,
                 };
                 if let Err(refusal) = RoomSpec::try_from_request(request, "ann", 24) {
                     prop_assert!(

@@ -18,6 +18,8 @@ pub(crate) struct RoomSpec {
     pub(crate) seats: SeatPlan,
     /// Hidden from the lobby.
     pub(crate) private: bool,
+    /// Players may analyse while the game is on.
+    pub(crate) hints: bool,
 }
 
 /// A `create_room` request as it arrived, before validation.
@@ -30,6 +32,8 @@ pub(crate) struct CreateRoom {
     pub(crate) seats: SeatPlan,
     /// Hidden from the lobby.
     pub(crate) private: bool,
+    /// Players may analyse while the game is on.
+    pub(crate) hints: bool,
 }
 
 impl RoomSpec {
@@ -49,6 +53,7 @@ impl RoomSpec {
             rules,
             seats,
             private,
+            hints,
         } = request;
         let rules = match rules {
             RulesSpec::Preset(preset) => Rules::preset(&preset).ok_or_else(|| {
@@ -78,6 +83,7 @@ impl RoomSpec {
             rules,
             seats,
             private,
+            hints,
         })
     }
 }
@@ -97,6 +103,7 @@ mod tests {
                 o: SeatRequest::Me,
             },
             private: false,
+            hints: false,
         }
     }
 

@@ -1,5 +1,5 @@
 //! The one place where engine types become wire types: marks, levels, rules, statuses,
-//! whole room snapshots, `moved` events and the text record of a finished game.
+//! whole room snapshots, `moved` events, analyses and the text record of a finished game.
 
 use inarow_engine::record::{self, Record, RecordResult};
 use inarow_engine::{self as engine, Cell, Position};
@@ -94,6 +94,8 @@ pub(crate) struct RoomFacts<'a> {
     pub(crate) name: &'a str,
     /// Hidden from the lobby.
     pub(crate) private: bool,
+    /// Players may analyse while the game is on.
+    pub(crate) hints: bool,
     /// The sequence number of this event.
     pub(crate) seq: u64,
     /// Game number, from 1.
@@ -132,6 +134,7 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         name: facts.name.to_owned(),
         rules: rules(facts.position.rules()),
         private: facts.private,
+        hints: facts.hints,
         seq: facts.seq,
         game: facts.game,
         seats: facts.seats,
@@ -262,6 +265,58 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (year, month, day)
 }
 
+/// The `analysis` of `position` (game `game` of room `id`) from the engine's values of
+/// its moves, best first (see [`rank`]).
+pub(crate) fn analysis(
+    id: &RoomId,
+    game: u32,
+    position: &Position,
+    analysis: &engine::Analysis,
+) -> ServerMessage {
+    let mut valued = analysis.moves.clone();
+    // Stable: moves of equal value keep the engine's order.
+    valued.sort_by_key(|m| std::cmp::Reverse(rank(m.value)));
+    let moves = valued
+        .iter()
+        .filter_map(|valued| {
+            // Every analysed move is legal here; one that is not is left out rather than
+            // shown on a cell it cannot reach.
+            let cell = position.landing_cell(valued.mv).ok()?;
+            let (value, proven) = match valued.value {
+                engine::Value::Win(plies) => (wire::MoveValue::Win { plies }, true),
+                engine::Value::Loss(plies) => (wire::MoveValue::Loss { plies }, true),
+                engine::Value::Draw => (wire::MoveValue::Draw, true),
+                engine::Value::Estimate(score) => (wire::MoveValue::Estimate { score }, false),
+            };
+            Some(wire::MoveAnalysis {
+                mv: valued.mv.to_string(),
+                cell: cell.to_string(),
+                value,
+                proven,
+            })
+        })
+        .collect();
+    ServerMessage::Analysis {
+        room: id.clone(),
+        game,
+        ply: u32::try_from(position.ply()).unwrap_or(u32::MAX),
+        moves,
+    }
+}
+
+/// How good a value is for the mover, higher better, in the order docs/protocol.md gives
+/// for `analysis`: wins (the quickest first), then draws and estimates by score (a draw
+/// scores 0), then losses (the slowest first). The engine's own order puts what it
+/// searched first, which is not what a person reading a list of hints expects.
+fn rank(value: engine::Value) -> (u8, i64) {
+    match value {
+        engine::Value::Win(plies) => (2, -i64::from(plies)),
+        engine::Value::Draw => (1, 0),
+        engine::Value::Estimate(score) => (1, i64::from(score)),
+        engine::Value::Loss(plies) => (0, i64::from(plies)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use inarow_engine::{Move, Rules};
@@ -303,6 +358,7 @@ mod tests {
             id,
             name: "room",
             private: false,
+            hints: false,
             seq: 7,
             game: 1,
             seats: seats(filled),
@@ -437,6 +493,91 @@ mod tests {
         assert_eq!(s.last_move.as_deref(), Some("e1"));
         assert_eq!(s.moves, vec!["d", "d", "e"]);
         assert_eq!(s.legal_moves.len(), 7);
+    }
+
+    #[test]
+    fn an_analysis_names_each_move_its_cell_and_its_value() {
+        let id = RoomId::from("abc");
+        let mut p = Position::new(Rules::connect4());
+        play(&mut p, &["d", "d"]);
+        let engine_analysis = engine::Analysis {
+            moves: vec![
+                engine::MoveValue {
+                    mv: Move::Column(3),
+                    value: engine::Value::Win(9),
+                },
+                engine::MoveValue {
+                    mv: Move::Column(0),
+                    value: engine::Value::Loss(4),
+                },
+                engine::MoveValue {
+                    mv: Move::Column(2),
+                    value: engine::Value::Draw,
+                },
+                engine::MoveValue {
+                    mv: Move::Column(6),
+                    value: engine::Value::Estimate(-35),
+                },
+            ],
+            best: Some(Move::Column(3)),
+            nodes: 1,
+            depth: 1,
+            proven: false,
+        };
+        let ServerMessage::Analysis {
+            room,
+            game,
+            ply,
+            moves,
+        } = analysis(&id, 3, &p, &engine_analysis)
+        else {
+            panic!("an analysis");
+        };
+        assert_eq!((room, game, ply), (id, 3, 2));
+        let entry = |mv: &str, cell: &str, value, proven| wire::MoveAnalysis {
+            mv: mv.into(),
+            cell: cell.into(),
+            value,
+            proven,
+        };
+        assert_eq!(
+            moves,
+            vec![
+                entry("d", "d3", wire::MoveValue::Win { plies: 9 }, true),
+                entry("c", "c1", wire::MoveValue::Draw, true),
+                entry("g", "g1", wire::MoveValue::Estimate { score: -35 }, false),
+                entry("a", "a1", wire::MoveValue::Loss { plies: 4 }, true),
+            ]
+        );
+    }
+
+    #[test]
+    fn hints_rank_wins_quickest_first_and_losses_slowest_first() {
+        use engine::Value::{Draw, Estimate, Loss, Win};
+        let mut values = vec![
+            Loss(2),
+            Estimate(-1_000_003),
+            Draw,
+            Win(5),
+            Estimate(40),
+            Loss(8),
+            Win(1),
+            Estimate(-3),
+        ];
+        values.sort_by_key(|v| std::cmp::Reverse(rank(*v)));
+        assert_eq!(
+            values,
+            vec![
+                Win(1),
+                Win(5),
+                Estimate(40),
+                Draw,
+                Estimate(-3),
+                Estimate(-1_000_003),
+                Loss(8),
+                Loss(2)
+            ]
+        );
     }
 
     #[test]

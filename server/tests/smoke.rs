@@ -100,6 +100,7 @@ async fn hello_create_a_room_against_the_ai_and_play() {
                 },
             },
             private: false,
+            hints: false,
         },
     )
     .await;
@@ -230,6 +231,7 @@ async fn shutdown_stops_a_thinking_ai_and_says_bye_to_a_spectator() {
             rules: RulesSpec::Preset("gomoku".into()),
             seats: SeatPlan { x: ai, o: ai },
             private: false,
+            hints: false,
         },
     )
     .await;

@@ -98,6 +98,9 @@ function onMessage(msg) {
     case "moved":
       onMoved(msg);
       break;
+    case "analysis":
+      onAnalysis(msg);
+      break;
     case "chat":
       onChat(msg);
       break;
@@ -161,6 +164,32 @@ function onMoved(msg) {
   if (!next) return resync(entry);
   entry.snap = next;
   if (route().view === "room" && route().id === msg.room) drawRoom();
+}
+
+/** Keeps an analysis of a room's position; it shows until the position moves on. */
+function onAnalysis(msg) {
+  const entry = state.rooms.get(msg.room);
+  if (!entry) return;
+  entry.hints = msg;
+  notice(null);
+  if (route().view === "room" && route().id === msg.room) drawRoom();
+}
+
+/** The hints of `snap`'s position, by cell: `{text, kind, words}`; empty when there are none. */
+function hintsFor(snap) {
+  const entry = state.rooms.get(snap.id);
+  const hints = entry && entry.hints;
+  const cells = new Map();
+  if (!hints || hints.game !== snap.game || hints.ply !== snap.ply) return cells;
+  for (const m of hints.moves) {
+    const hint = {
+      win: { text: `W${m.in}`, kind: "win", words: `win in ${m.in}` },
+      loss: { text: `L${m.in}`, kind: "loss", words: `loss in ${m.in}` },
+      draw: { text: "=", kind: "draw", words: "draw" },
+    }[m.value] || { text: m.score >= 0 ? "+" : "−", kind: "guess", words: `estimate ${m.score}` };
+    cells.set(m.cell, hint);
+  }
+  return cells;
 }
 
 function onChat(msg) {
@@ -321,6 +350,7 @@ function drawBoard(snap, mine) {
   const line = new Set(snap.status.line || []);
   const myTurn = snap.status.state === "playing" && snap.status.turn === mine;
   const ghostRow = gravity && myTurn ? landingRow(snap, c.col) : null;
+  const hints = hintsFor(snap);
   const cells = [];
   for (let row = height - 1; row >= 0; row -= 1) {
     for (let col = 0; col < width; col += 1) {
@@ -333,8 +363,10 @@ function drawBoard(snap, mine) {
       if (snap.last_move === name) classes.push("last");
       if (myTurn && moveFor(snap, col, row)) classes.push("playable");
       if (ghostRow !== null && col === c.col && row === ghostRow) classes.push("ghost");
+      const hint = mark === "." ? hints.get(name) : undefined;
+      if (hint) classes.push("hint", `hint-${hint.kind}`);
       const here = col === c.col && row === c.row;
-      const words = mark === "." ? "empty" : mark;
+      const words = (mark === "." ? "empty" : mark) + (hint ? `, hint: ${hint.words}` : "");
       cells.push(
         h("button", {
           class: classes.join(" "),
@@ -342,7 +374,7 @@ function drawBoard(snap, mine) {
           tabindex: here ? "0" : "-1",
           "aria-label": `${name}, ${words}${line.has(name) ? ", winning line" : ""}`,
           dataset: { cell: name, col: String(col), row: String(row) },
-        }, mark === "." ? "" : mark),
+        }, mark === "." ? (hint ? hint.text : "") : mark),
       );
     }
   }
@@ -444,6 +476,17 @@ function drawActions(snap, mine) {
   } else {
     state.confirmResign = false;
   }
+  // Spectators may always ask; players when the room allows hints or once the game is over.
+  if (!mine || snap.hints || over) {
+    buttons.push(h("button", {
+      class: "secondary",
+      onclick: () => {
+        notice("Analysing…");
+        request({ type: "analyze", room: snap.id }, { kind: "analyze" });
+      },
+      dataset: { action: "hint" },
+    }, "Hint"));
+  }
   buttons.push(h("button", {
     class: "secondary",
     onclick: () => {
@@ -535,6 +578,7 @@ function onCreate(event) {
     rules: preset === "custom" ? customRules() : preset,
     seats: plan,
     private: $("create-private").checked,
+    hints: $("create-hints").checked,
   };
   const name = $("create-name").value.trim();
   if (name) message.name = name;

@@ -243,6 +243,7 @@ async fn play_pair(addr: SocketAddr, pair: usize, stop: Instant, totals: Arc<Tot
                 o: SeatRequest::Open,
             },
             private: true,
+            hints: false,
         };
         send(&mut x, create, 1).await?;
         let room = match reply(&mut x, 1).await? {

@@ -152,6 +152,7 @@ mod tests {
                 gravity: false,
             },
             private: false,
+            hints: false,
             seq: 1,
             game: 1,
             seats: vec![

@@ -57,6 +57,7 @@ impl Client {
             rules,
             seats,
             private,
+            hints: false,
         })
         .await
     }

@@ -1,6 +1,7 @@
 //! The web client in headless Chromium against a real server on 127.0.0.1:0: a whole
 //! Connect Four game against the AI (played by click and by keyboard, with a screenshot of
-//! the end), an invite link opened to watch a game, and a reload that resumes the session.
+//! the end), an invite link opened to watch a game, a spectator's hints, and a reload that
+//! resumes the session.
 //! Skipped (`SKIPPED` on stdout) where Chromium is not installed, unless
 //! `INAROW_REQUIRE_BROWSER=1`.
 
@@ -171,6 +172,46 @@ async fn a_browser_opens_an_invite_link_and_watches() {
         .wait_for(
             "the spectator notice",
             "document.getElementById('notice').textContent.includes('watching')",
+        )
+        .await;
+    browser.quit().await;
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_spectator_asks_for_hints_and_a_move_clears_them() {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, _bob, room) = server.seated_pair().await;
+    let Some(browser) = Browser::start("browser hints", 1000, 800).await else {
+        return;
+    };
+    browser
+        .goto(&format!("http://{}/#/r/{}", server.addr(), room.0))
+        .await;
+    enter_name(&browser, "Carol").await;
+    browser
+        .wait_for(
+            "Carol watching the room",
+            &format!("{VIEW}.room === '{}' && {VIEW}.mine === ''", room.0),
+        )
+        .await;
+    browser.click("[data-action='hint']").await;
+    // The empty tic-tac-toe board: every move draws, each cell says so.
+    browser
+        .wait_for(
+            "a draw on every cell",
+            "document.querySelectorAll('.cell.hint-draw').length === 9 && \
+             document.querySelector('[data-cell=\"b2\"]').getAttribute('aria-label') \
+               === 'b2, empty, hint: draw'",
+        )
+        .await;
+    ann.wait_room(|s| s.spectators.iter().any(|n| n == "Carol"))
+        .await;
+    ann.play(&room, 0, "b2").await;
+    browser
+        .wait_for(
+            "the hints gone with the move",
+            &format!("{VIEW}.ply === '1' && document.querySelectorAll('.cell.hint').length === 0"),
         )
         .await;
     browser.quit().await;

@@ -34,6 +34,7 @@ const SCENARIOS: &[(&str, Scenario)] = &[
     ("too_many_connections", || Box::pin(too_many_connections())),
     ("too_many_sessions", || Box::pin(too_many_sessions())),
     ("store_errors", || Box::pin(store_errors())),
+    ("hints_off", || Box::pin(hints_off())),
 ];
 
 /// A request that must succeed: proves the connection is still usable.
@@ -148,6 +149,7 @@ async fn bad_request() -> Vec<ErrorCode> {
         rules: tictactoe(),
         seats: plan(SeatRequest::Me, SeatRequest::Me),
         private: false,
+        hints: false,
     };
     seen.push(c.expect_refused(both, ErrorCode::BadRequest).await.code);
     still_usable(&mut c).await;
@@ -238,6 +240,7 @@ async fn invalid_rules() -> Vec<ErrorCode> {
             rules: rules.clone(),
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: false,
+            hints: false,
         };
         let reply = c.expect_refused(create, ErrorCode::InvalidRules).await;
         if let RulesSpec::Preset(_) = rules {
@@ -763,6 +766,7 @@ async fn too_many_rooms() -> Vec<ErrorCode> {
         rules: tictactoe(),
         seats: plan(SeatRequest::Me, SeatRequest::Open),
         private: true,
+        hints: false,
     };
     // The session's own cap, then the server's: each message says which.
     let mine = c
@@ -832,6 +836,17 @@ async fn too_many_sessions() -> Vec<ErrorCode> {
     vec![refused.code]
 }
 
+/// A player asks for an analysis while the game is on in a room created without hints.
+async fn hints_off() -> Vec<ErrorCode> {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, _bob, room) = server.seated_pair().await;
+    let refused = ann
+        .expect_refused(ClientMessage::Analyze { room }, ErrorCode::HintsOff)
+        .await;
+    still_usable(&mut ann).await;
+    vec![refused.code]
+}
+
 macro_rules! scenario_tests {
     ($($name:ident),* $(,)?) => {$(
         #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -859,6 +874,7 @@ mod each {
         too_many_connections,
         too_many_sessions,
         store_errors,
+        hints_off,
     );
 }
 

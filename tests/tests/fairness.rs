@@ -25,6 +25,7 @@ async fn create_until_refused(client: &mut Client) -> (usize, ServerMessage) {
             rules: inarow_e2e::tictactoe(),
             seats: Default::default(),
             private: true,
+            hints: false,
         };
         let id = client.request(create).await;
         let frame = loop {

@@ -193,6 +193,9 @@ fn message_rows() -> Vec<Row> {
         bad("set_seat to an unknown seat", r#"{"type":"set_seat","id":7,"room":"abc","seat":"Q"}"#, Echo::Number(7)),
         bad("set_seat an unknown level", r#"{"type":"set_seat","id":7,"room":"abc","seat":"O","ai":"god"}"#, Echo::Number(7)),
         bad("private not a boolean", r#"{"type":"create_room","id":7,"rules":"tictactoe","private":"yes"}"#, Echo::Number(7)),
+        row("hints not a boolean", Stage::Lobby, r#"{"type":"create_room","id":7,"rules":"tictactoe","hints":1}"#, BadRequest, Echo::Number(7), "hints must be true or false"),
+        row("analyze a room that is a number", Stage::Lobby, r#"{"type":"analyze","id":8,"room":5}"#, BadRequest, Echo::Number(8), "room must be"),
+        bad("analyze without a room", r#"{"type":"analyze","id":8}"#, Echo::Number(8)),
         bad("a second hello", r#"{"type":"hello","id":9,"protocol":1,"name":"again"}"#, Echo::Number(9)),
         row("a request before hello", Connected, r#"{"type":"list_rooms","id":41}"#, BadRequest, Echo::Number(41), "hello"),
         row("hello with protocol a string", Connected, r#"{"type":"hello","id":1,"protocol":"1","name":"x"}"#, BadRequest, Echo::Number(1), ""),
@@ -535,6 +538,7 @@ async fn session_room_cap(server: &TestServer) {
         rules: inarow_e2e::tictactoe(),
         seats: Default::default(),
         private: true,
+        hints: false,
     };
     let refused = c.expect_refused(create, ErrorCode::TooManyRooms).await;
     assert!(refused.message.contains("8 open rooms"), "{refused:?}");

@@ -252,6 +252,7 @@ async fn a_private_room_is_unlisted_and_joined_by_its_code() {
             rules: tictactoe(),
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: true,
+            hints: false,
         })
         .await;
     assert_eq!(private.name, "Friday night");

@@ -426,6 +426,7 @@ fn the_create_form_builds_create_room() {
                 }
             },
             private: true,
+            hints: false,
         }]
     );
 }
@@ -443,4 +444,62 @@ fn a_waiting_room_shows_its_browser_link_when_the_web_address_is_known() {
         "{}",
         app.status_line()
     );
+}
+
+#[test]
+fn question_mark_asks_for_hints_once_and_a_new_position_clears_them() {
+    let snap = snapshot(
+        TTT,
+        &["...", "...", "..."],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    let mut app = in_game(snap.clone());
+    let commands = app.update(key('?'));
+    assert_eq!(
+        sent(&commands),
+        vec![ClientMessage::Analyze {
+            room: RoomId::from("abcd2345")
+        }]
+    );
+    assert!(
+        sent(&app.update(key('?'))).is_empty(),
+        "one question at a time"
+    );
+    let Some(Command::Send(asked)) = commands.first() else {
+        panic!("a frame")
+    };
+    let moves = snap
+        .legal_moves
+        .iter()
+        .map(|mv| inarow_protocol::MoveAnalysis {
+            mv: mv.clone(),
+            cell: mv.clone(),
+            value: inarow_protocol::MoveValue::Draw,
+            proven: true,
+        })
+        .collect();
+    app.update(Event::Net(NetEvent::Frame(ServerFrame {
+        message: ServerMessage::Analysis {
+            room: snap.id.clone(),
+            game: snap.game,
+            ply: snap.ply,
+            moves,
+        },
+        id: asked.id.clone(),
+    })));
+    assert_eq!(
+        app.current_hints().map(|h| h.moves.len()),
+        Some(snap.legal_moves.len())
+    );
+    // Answered: `?` asks again.
+    assert_eq!(sent(&app.update(key('?'))).len(), 1);
+    let mut next = snap.clone();
+    next.seq += 1;
+    next.ply += 1;
+    next.board[2] = "X..".into();
+    app.update(frame(ServerMessage::Room {
+        room: Box::new(next),
+    }));
+    assert!(app.current_hints().is_none(), "hints of an older position");
+    assert!(app.hints.is_none());
 }

@@ -1,6 +1,8 @@
 //! Tests of plain mode's state machine: lines and server events in, text and frames out.
 
-use inarow_protocol::{ErrorCode, Mark, Rules, RulesSpec, SeatPlan, SeatRequest, ServerFrame};
+use inarow_protocol::{
+    ErrorCode, Mark, MoveValue, Rules, RulesSpec, SeatPlan, SeatRequest, ServerFrame,
+};
 
 use super::*;
 use crate::board::tests::{C4, TTT, move_event, session, snapshot};
@@ -36,7 +38,8 @@ fn create_parses_seats_levels_and_rules() {
                     level: Level::Perfect
                 }
             },
-            private: false
+            private: false,
+            hints: false
         })
     );
     assert_eq!(
@@ -53,7 +56,8 @@ fn create_parses_seats_levels_and_rules() {
                 x: SeatRequest::Ai { level: Level::Easy },
                 o: SeatRequest::Me
             },
-            private: true
+            private: true,
+            hints: false
         })
     );
     assert_eq!(
@@ -65,7 +69,8 @@ fn create_parses_seats_levels_and_rules() {
                 x: SeatRequest::Open,
                 o: SeatRequest::Me
             },
-            private: false
+            private: false,
+            hints: false
         })
     );
     assert!(parse_create(&[]).is_err());
@@ -324,4 +329,70 @@ fn a_move_is_printed_as_the_board_it_makes_and_a_gap_asks_for_the_room() {
     assert!(out.lines.iter().any(|l| l == " 3 . . X"), "{out:?}");
     let step = plain.on_line("play a2");
     assert!(step.send.is_empty(), "O's turn now: the move waits");
+}
+
+#[test]
+fn hint_asks_for_the_analysis_and_prints_one_move_a_line() {
+    let (mut plain, _) = welcomed(Startup::Lobby);
+    assert!(plain.on_line("hint").lines[0].starts_with("error: input: not in a room"));
+    let step = plain.on_line("watch abcd2345");
+    let snap = snapshot(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", ".......", ".......",
+        ],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    reply(
+        &mut plain,
+        &step,
+        ServerMessage::Room {
+            room: Box::new(snap),
+        },
+    );
+    let step = plain.on_line("hint");
+    assert_eq!(
+        step.send[0].message,
+        ClientMessage::Analyze {
+            room: RoomId::from("abcd2345")
+        }
+    );
+    assert!(plain.awaiting_replies(), "the next command waits for it");
+    let entry = |mv: &str, cell: &str, value, proven| inarow_protocol::MoveAnalysis {
+        mv: mv.into(),
+        cell: cell.into(),
+        value,
+        proven,
+    };
+    let out = reply(
+        &mut plain,
+        &step,
+        ServerMessage::Analysis {
+            room: RoomId::from("abcd2345"),
+            game: 1,
+            ply: 0,
+            moves: vec![
+                entry("d", "d1", MoveValue::Win { plies: 41 }, true),
+                entry("c", "c1", MoveValue::Draw, true),
+                entry("g", "g1", MoveValue::Estimate { score: -35 }, false),
+                entry("a", "a1", MoveValue::Loss { plies: 12 }, true),
+            ],
+        },
+    );
+    assert_eq!(
+        out.lines,
+        vec![
+            "analysis abcd2345 game 1 ply 0: 4 moves",
+            "hint d: win in 41",
+            "hint c: draw",
+            "hint g: estimate -35",
+            "hint a: loss in 12",
+        ]
+    );
+    assert!(!plain.awaiting_replies());
+    assert_eq!(
+        parse_create(&["tictactoe", "--ai", "O", "--hints"])
+            .map(|m| matches!(m, ClientMessage::CreateRoom { hints: true, .. })),
+        Ok(true)
+    );
 }

@@ -13,9 +13,10 @@ use crate::words::{self, SeatWords, parse_level, parse_mark, parse_rules};
 pub const HELP: &str = "\
 commands:
   rooms                          list the public rooms
-  create RULES [--ai X|O] [--level easy|medium|perfect] [--as X|O] [--private]
+  create RULES [--ai X|O] [--level easy|medium|perfect] [--as X|O] [--private] [--hints]
                                  create a room; RULES: tictactoe, connect4, gomoku, or WxHkK[g]
-                                 (e.g. 5x5k4, 8x7k4g); without --ai the other seat is open
+                                 (e.g. 5x5k4, 8x7k4g); without --ai the other seat is open;
+                                 --hints lets the players use hint during the game
   join CODE [X|O|any]            take a seat (any: the first free one, else watch)
   watch ROOM                     watch a room
   play MOVE                      place a stone: a cell like b2, or a column like d (gravity)
@@ -23,6 +24,9 @@ commands:
   ai X|O [LEVEL|none]            seat an AI in an empty seat (none empties an AI seat)
   rematch | resign | leave       the current room
   board                          print the current room again
+  hint                           the value of every legal move here (win/loss in N plies,
+                                 draw, or an estimate); players need a room created with
+                                 --hints until the game is over, spectators may always ask
   quit                           exit (after replies to commands already sent)
   help                           this text";
 
@@ -34,9 +38,10 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
     let mut args = args.iter();
     let rules = parse_rules(
         args.next()
-            .ok_or("usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private]")?,
+            .ok_or("usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints]")?,
     )?;
     let (mut ai, mut me, mut level, mut private) = (None, None, Level::Perfect, false);
+    let mut hints = false;
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
         match *flag {
@@ -44,6 +49,7 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
             "--as" => me = Some(parse_mark(value()?)?),
             "--level" => level = parse_level(value()?)?,
             "--private" => private = true,
+            "--hints" => hints = true,
             other => return Err(format!("unknown option {other:?} for create")),
         }
     }
@@ -68,7 +74,27 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
             o: seat(Mark::O),
         },
         private,
+        hints,
     })
+}
+
+/// An analysis as text: a header, then one `hint MOVE: VALUE` line per legal move, best
+/// first (`hint d: win in 7`, `hint a1: draw`, `hint g: estimate -35`).
+pub fn analysis_lines(hints: &board::Hints) -> Vec<String> {
+    let mut lines = vec![format!(
+        "analysis {} game {} ply {}: {} moves",
+        hints.room,
+        hints.game,
+        hints.ply,
+        hints.moves.len()
+    )];
+    lines.extend(
+        hints
+            .moves
+            .iter()
+            .map(|m| format!("hint {}: {}", m.mv, words::value_words(m))),
+    );
+    lines
 }
 
 /// A room update as text: a header, the board with coordinates, seats, last move, status.

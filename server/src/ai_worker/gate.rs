@@ -1,6 +1,7 @@
 //! Gates: a fixed number of slots and the jobs waiting for one, served in the order of a
 //! [`Line`]. The AI pool has two: searches, served by priority class and round-robin over
-//! rooms ([`Rotation`]), and probes, the smallest board first ([`Smallest`]).
+//! rooms ([`Rotation`]), and probes, AI seats first and then the smallest board first
+//! ([`Smallest`]).
 //!
 //! A job holds a [`Pass`] from the moment it queues until it is done; dropping the pass,
 //! even half-way (a task cancelled while it waits), gives back the place or the slot.
@@ -212,26 +213,31 @@ impl Turns {
     }
 }
 
-/// Probes: the one expected to be shortest first (the smallest board), then the oldest.
+/// Probes: AI seats' before analyses' (so that hints asked for in many rooms cannot delay
+/// a seat's move even by their probes), then the one expected to be shortest first (the
+/// smallest board), then the oldest.
 #[derive(Default)]
 pub(super) struct Smallest {
-    waiting: BTreeMap<(u32, u64), oneshot::Sender<()>>,
+    waiting: BTreeMap<(usize, u32, u64), oneshot::Sender<()>>,
 }
 
 impl Line for Smallest {
-    /// The number of cells of the board.
-    type Key = u32;
+    /// The job's priority class and the number of cells of its board.
+    type Key = (Priority, u32);
 
-    fn push(&mut self, cells: &u32, ticket: u64, wake: oneshot::Sender<()>) {
-        self.waiting.insert((*cells, ticket), wake);
+    fn push(&mut self, (priority, cells): &Self::Key, ticket: u64, wake: oneshot::Sender<()>) {
+        self.waiting
+            .insert((priority.index(), *cells, ticket), wake);
     }
 
     fn pop(&mut self) -> Option<oneshot::Sender<()>> {
         self.waiting.pop_first().map(|(_, wake)| wake)
     }
 
-    fn remove(&mut self, cells: &u32, ticket: u64) -> bool {
-        self.waiting.remove(&(*cells, ticket)).is_some()
+    fn remove(&mut self, (priority, cells): &Self::Key, ticket: u64) -> bool {
+        self.waiting
+            .remove(&(priority.index(), *cells, ticket))
+            .is_some()
     }
 
     fn pressing(&self) -> usize {

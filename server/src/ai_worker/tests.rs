@@ -105,20 +105,27 @@ async fn seats_go_before_analyses_and_rooms_take_turns() {
         pool.spawn(job, stop.clone(), tx.clone());
         flags.push(cancel);
     }
-    // One search running and three seats waiting (the analysis queued before them).
+    // One search running and three seats waiting. (The analysis is not counted, and its
+    // probe waits behind the seats' probes, so it may not have queued yet.)
     tokio::time::timeout(WAIT, load.wait_for(|l| *l == 4))
         .await
-        .expect("every job queued within the timeout")
+        .expect("every seat queued within the timeout")
         .expect("the pool is alive");
     // Cancelled jobs answer as soon as they get the worker: answers come in turn order.
-    for flag in &flags {
-        flag.store(true, Ordering::Relaxed);
+    // The analysis is left running: had it taken the worker before a seat, that seat
+    // would never answer.
+    for (flag, (_, _, priority)) in flags.iter().zip(queued) {
+        if priority == Priority::Seat {
+            flag.store(true, Ordering::Relaxed);
+        }
     }
     let mut order = Vec::new();
-    for _ in 0..queued.len() {
+    for _ in 0..4 {
         order.push(answer(&mut done).await.job_id.0);
     }
-    assert_eq!(order, vec![1, 3, 5, 4, 2]);
+    assert_eq!(order, vec![1, 3, 5, 4]);
+    flags[1].store(true, Ordering::Relaxed);
+    assert_eq!(answer(&mut done).await.job_id, JobId(2));
     assert_eq!(*load.borrow(), 0, "every slot and place given back");
 }
 
@@ -197,4 +204,34 @@ fn searches_run_idle_and_probes_at_normal_priority() {
     })
     .join()
     .expect("the thread checks pass");
+}
+
+#[test]
+fn probes_serve_seats_before_analyses_then_the_smallest_board() {
+    use super::gate::{Line, Smallest};
+    let mut line = Smallest::default();
+    let mut woken = Vec::new();
+    for (ticket, key) in [
+        (Priority::Analysis, 9),
+        (Priority::Seat, 225),
+        (Priority::Seat, 9),
+        (Priority::Analysis, 42),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (wake, receiver) = tokio::sync::oneshot::channel();
+        line.push(&key, ticket as u64, wake);
+        woken.push(receiver);
+    }
+    let mut order = Vec::new();
+    while let Some(wake) = line.pop() {
+        wake.send(()).expect("the receiver is alive");
+        let ticket = woken
+            .iter_mut()
+            .position(|r| r.try_recv().is_ok())
+            .expect("one job woken");
+        order.push(ticket);
+    }
+    assert_eq!(order, vec![2, 1, 0, 3]);
 }

@@ -4,6 +4,10 @@
 //! Every change is followed by one event to everyone in the room, built and sent by the
 //! actor itself, so everybody sees the same events in the same order: a snapshot, or after
 //! a move a `moved` event (a snapshot for protocol 1 connections) with the same `seq`.
+//!
+//! Analyses (hints) run on the same pool at a lower priority, one at a time per room; each
+//! goes to the members who asked for it, and after every change the table says which
+//! waiters' answers went stale (sent after the event that made them so).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,16 +19,16 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::fanout::{Audience, Requester};
-use super::table::{AiAnswer, Outcome, Table};
+use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Table};
 use super::{Command, Context, Member};
 use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
 use crate::room_spec::RoomSpec;
 use crate::store::Write;
 
-/// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
-/// slots cover the cancelled ones still finishing.
-const AI_ANSWERS: usize = 4;
+/// Answers from AI jobs waiting for the room; a room runs one seat job and one analysis at
+/// a time, so a few slots cover the cancelled ones still finishing.
+const AI_ANSWERS: usize = 8;
 
 /// The actor: owns everything about one room.
 pub(super) struct RoomActor {
@@ -33,6 +37,8 @@ pub(super) struct RoomActor {
     audience: Audience,
     /// The AI job running for the room and the flag that cancels its search.
     running_ai: Option<(JobId, Arc<AtomicBool>)>,
+    /// The analysis job running for the room and the flag that cancels its search.
+    running_analysis: Option<(JobId, Arc<AtomicBool>)>,
     ai_done_tx: mpsc::Sender<AiDone>,
     ai_done_rx: mpsc::Receiver<AiDone>,
     /// Since when nobody has been in the room (no one connected, no seat held).
@@ -55,6 +61,7 @@ impl RoomActor {
             table,
             audience,
             running_ai: None,
+            running_analysis: None,
             ai_done_tx,
             ai_done_rx,
             deserted_since: None,
@@ -70,6 +77,7 @@ impl RoomActor {
             creator = %self.creator,
             name = %self.table.name(),
             private = self.table.private(),
+            hints = self.table.hints(),
             "room opened"
         );
     }
@@ -98,6 +106,7 @@ impl RoomActor {
             }
         };
         self.cancel_ai();
+        self.cancel_analysis();
         if self.table.game_unfinished() {
             metrics::game_abandoned();
         }
@@ -123,7 +132,7 @@ impl RoomActor {
             } => {
                 let session = member.session;
                 let game = self.table.game();
-                let result = self.table.request(member.arrival(), request);
+                let result = self.table.request(member.arrival(), id.clone(), request);
                 self.audience.sync(&self.table, Some(&member));
                 if self.table.game() != game {
                     tracing::debug!(game = self.table.game(), "rematch started");
@@ -133,6 +142,8 @@ impl RoomActor {
                     Outcome::Moved => self.after_move(Some((session, id))),
                     Outcome::Unchanged => self.send_snapshot_to(session, id),
                     Outcome::Left => self.after_change(None),
+                    // The answer comes when the analysis is ready (`settle_analysis`).
+                    Outcome::Analyzing => {}
                     Outcome::Chat(line) => {
                         let message = ServerMessage::Chat {
                             room: self.table.id().clone(),
@@ -149,6 +160,7 @@ impl RoomActor {
                     }
                 });
                 let _ = reply.send(answer);
+                self.settle_analysis();
             }
             Command::Resume { member, reply } => {
                 let session = member.session;
@@ -160,6 +172,7 @@ impl RoomActor {
                     None => {}
                 }
                 let _ = reply.send(outcome.is_some());
+                self.settle_analysis();
             }
             Command::Detach {
                 session,
@@ -168,6 +181,7 @@ impl RoomActor {
                 if self.table.detach(session, attachment) {
                     self.audience.sync(&self.table, None);
                     self.after_change(None);
+                    self.settle_analysis();
                 }
             }
             Command::Expire { session } => {
@@ -175,6 +189,7 @@ impl RoomActor {
                     self.audience.sync(&self.table, None);
                     tracing::debug!(%session, "held seat released");
                     self.after_change(None);
+                    self.settle_analysis();
                 }
             }
         }
@@ -217,11 +232,12 @@ impl RoomActor {
             self.broadcast(requester);
             return;
         };
+        // The lobby first: a member who saw the event may list the rooms at once.
+        self.publish();
         let table = &self.table;
         let dropped =
             self.audience
                 .broadcast_move(moved, || room_message(table.snapshot()), requester);
-        self.publish();
         let resend = !dropped.is_empty() || kept.is_some();
         if !dropped.is_empty() {
             self.drop_connections(dropped);
@@ -262,8 +278,9 @@ impl RoomActor {
     fn broadcast(&mut self, mut requester: Requester) {
         loop {
             let message = room_message(self.table.next_snapshot());
-            let dropped = self.audience.broadcast(message, requester.take());
+            // The lobby first: a member who saw the event may list the rooms at once.
             self.publish();
+            let dropped = self.audience.broadcast(message, requester.take());
             if dropped.is_empty() {
                 return;
             }
@@ -326,6 +343,16 @@ impl RoomActor {
     }
 
     fn ai_done(&mut self, done: AiDone) {
+        if let Some(replies) = self
+            .table
+            .analysis_answered(done.job_id, done.analysis.as_ref())
+        {
+            tracing::debug!(waiters = replies.len(), "analysis answered");
+            self.running_analysis = None;
+            self.reply(replies);
+            self.settle_analysis();
+            return;
+        }
         let answer = self.table.ai_answered(done.job_id, done.ai, done.mv);
         self.forget_stale_ai();
         match answer {
@@ -337,6 +364,66 @@ impl RoomActor {
                 self.after_move(None);
             }
             AiAnswer::Stuck => tracing::warn!("AI answered in a game with no legal move"),
+        }
+        self.settle_analysis();
+    }
+
+    /// After anything that may have changed the position or who waits: sends the errors of
+    /// waits that ended without an analysis, cancels an analysis nobody waits for any
+    /// more, and starts one that members wait for.
+    fn settle_analysis(&mut self) {
+        let work = self.table.reconcile_analysis();
+        let pending = self.table.pending_analysis();
+        if self
+            .running_analysis
+            .as_ref()
+            .is_some_and(|(job, _)| Some(*job) != pending)
+        {
+            self.cancel_analysis();
+        }
+        self.reply(work.replies);
+        if let Some(start) = work.start {
+            self.start_analysis(start);
+        }
+    }
+
+    fn start_analysis(&mut self, start: AnalysisStart) {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = AiJob {
+            job_id: start.job,
+            room: self.table.id().clone(),
+            priority: Priority::Analysis,
+            ai: start.ai,
+            position: start.position,
+            move_time: self.context.config.ai_move_time,
+            pace: Duration::ZERO,
+            cancel: cancel.clone(),
+        };
+        tracing::debug!(job = start.job.0, "analysis started");
+        self.running_analysis = Some((start.job, cancel));
+        self.context
+            .ai
+            .spawn(job, self.shutdown.clone(), self.ai_done_tx.clone());
+    }
+
+    fn cancel_analysis(&mut self) {
+        if let Some((_, cancel)) = self.running_analysis.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Sends each member its own answer to `analyze`; a connection that cannot take it is
+    /// dropped, as for any event.
+    fn reply(&mut self, replies: Vec<Reply>) {
+        let dropped: Vec<SessionId> = replies
+            .into_iter()
+            .filter_map(|r| {
+                (!self.audience.send_to(r.session, r.message, r.id)).then_some(r.session)
+            })
+            .collect();
+        if !dropped.is_empty() {
+            self.drop_connections(dropped);
+            self.after_change(None);
         }
     }
 }

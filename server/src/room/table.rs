@@ -7,6 +7,7 @@
 //! the snapshots members see in `view`.
 
 mod ai;
+mod analysis;
 mod record;
 #[cfg(test)]
 mod tests;
@@ -16,10 +17,12 @@ use std::collections::HashMap;
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
-    ErrorCode, GameId, GameStatus, Level, Mark, RoomId, SeatChoice, SeatRequest, SessionId,
+    ErrorCode, GameId, GameStatus, Level, Mark, RequestId, RoomId, SeatChoice, SeatRequest,
+    SessionId,
 };
 
 pub(crate) use self::ai::AiAnswer;
+pub(crate) use self::analysis::{AnalysisStart, Reply};
 use crate::ai_worker::JobId;
 use crate::peer::Attachment;
 use crate::refusal::Refusal;
@@ -73,6 +76,8 @@ pub(crate) enum Request {
     },
     /// Send me the current snapshot (I missed an event).
     Sync,
+    /// Send me the value of every legal move when it is ready.
+    Analyze,
 }
 
 /// How a request turned out: what the room must tell whom.
@@ -88,6 +93,8 @@ pub(crate) enum Outcome {
     Left,
     /// A chat line for everybody.
     Chat(ChatLine),
+    /// The requester waits for an analysis: nothing to send until it is ready.
+    Analyzing,
 }
 
 /// A chat line as everybody in the room receives it.
@@ -129,6 +136,8 @@ pub(crate) struct Table {
     id: RoomId,
     name: String,
     private: bool,
+    /// Players may analyse while the game is on.
+    hints: bool,
     /// Longest chat line, in characters.
     max_chat_chars: usize,
     /// Sequence number of the last event sent; clients use it to order what they see.
@@ -149,7 +158,12 @@ pub(crate) struct Table {
     spectators: Vec<SessionId>,
     /// The AI job the room waits for, if any.
     pending_ai: Option<ai::PendingAi>,
-    /// The tag of the next AI job.
+    /// The analysis the room computes, and who waits for it.
+    pending_analysis: Option<analysis::PendingAnalysis>,
+    /// Errors for the waiters of an analysis gone stale, until the actor sends them.
+    analysis_replies: Vec<Reply>,
+    /// The tag of the next AI job (seat or analysis: they share the numbering, so an
+    /// answer's tag says which it is).
     next_job: u64,
     /// When the current game started and how long each move took (for the store).
     clock: record::GameClock,
@@ -193,6 +207,7 @@ impl Table {
             id,
             name: spec.name,
             private: spec.private,
+            hints: spec.hints,
             max_chat_chars,
             seq: 0,
             game: 1,
@@ -204,6 +219,8 @@ impl Table {
             members: HashMap::new(),
             spectators: Vec::new(),
             pending_ai: None,
+            pending_analysis: None,
+            analysis_replies: Vec::new(),
             next_job: 1,
             clock: record::GameClock::default(),
             last_game: None,
@@ -230,6 +247,11 @@ impl Table {
         self.private
     }
 
+    /// Whether the room's players may analyse while the game is on.
+    pub(crate) fn hints(&self) -> bool {
+        self.hints
+    }
+
     /// The current game's number, from 1.
     pub(crate) fn game(&self) -> u32 {
         self.game
@@ -246,11 +268,17 @@ impl Table {
         !self.members.is_empty()
     }
 
-    /// Handles a request from `who`.
+    /// Handles a request from `who`, whose id `id` an answer that comes later (an
+    /// analysis) carries; the actor answers the others at once.
     ///
     /// # Errors
     /// The refusal the requester gets; a refused request changes nothing.
-    pub(crate) fn request(&mut self, who: Arrival, request: Request) -> Result<Outcome, Refusal> {
+    pub(crate) fn request(
+        &mut self,
+        who: Arrival,
+        id: Option<RequestId>,
+        request: Request,
+    ) -> Result<Outcome, Refusal> {
         let session = who.session;
         // Joining is how one gets into a room; everything else needs to be in it.
         let joining = matches!(request, Request::Join { .. });
@@ -280,6 +308,7 @@ impl Table {
             }
             Request::Rematch => self.rematch(session),
             Request::Sync => Ok(Outcome::Unchanged),
+            Request::Analyze => self.analyze(session, id),
             Request::Chat { text } => {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;

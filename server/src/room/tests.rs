@@ -112,6 +112,7 @@ fn open_room(state: &Context, creator: &Person, x: SeatRequest, o: SeatRequest) 
         rules: engine::Rules::tictactoe(),
         seats: SeatPlan { x, o },
         private: false,
+        hints: false,
     };
     let id = open(state, spec, creator.member.clone(), None).expect("room opens");
     state.lobby.get(&id).expect("room is listed")
@@ -438,4 +439,51 @@ async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
         .await
         .expect("the room actor ends by itself");
     assert_eq!(state.lobby.len(), 0);
+}
+
+#[tokio::test]
+async fn an_analysis_goes_to_the_spectator_who_asked_and_nobody_else() {
+    let state = server(Config::default());
+    let mut ann = Person::new("ann", 1, 64);
+    let mut cy = Person::new("cy", 3, 64);
+    let room = open_room(&state, &ann, SeatRequest::Me, SeatRequest::Open);
+    ann.snapshot().await;
+    join(&room, &cy, None).await.expect("cy watches");
+    ann.snapshot().await;
+    cy.snapshot().await;
+    // A player may not ask while the game is on in a room without hints.
+    let refused = room
+        .request(ann.member.clone(), None, Request::Analyze)
+        .await;
+    assert_eq!(code(refused), Some(ErrorCode::HintsOff));
+    room.request(
+        cy.member.clone(),
+        Some(RequestId::Number(4)),
+        Request::Analyze,
+    )
+    .await
+    .expect("a spectator may ask");
+    let answer = cy.frame().await;
+    assert_eq!(answer.id, Some(RequestId::Number(4)));
+    let ServerMessage::Analysis {
+        game, ply, moves, ..
+    } = answer.message
+    else {
+        panic!("an analysis: {answer:?}")
+    };
+    assert_eq!((game, ply, moves.len()), (1, 0, 9));
+    assert!(
+        moves
+            .iter()
+            .all(|m| m.value == inarow_protocol::MoveValue::Draw && m.proven),
+        "{moves:?}"
+    );
+    // Only the requester gets it: sync with ann to be sure nothing came before.
+    room.request(ann.member.clone(), None, Request::Sync)
+        .await
+        .expect("sync");
+    assert!(matches!(
+        ann.frame().await.message,
+        ServerMessage::Room { .. }
+    ));
 }

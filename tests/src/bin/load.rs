@@ -507,6 +507,7 @@ async fn human_pair(
             o: SeatRequest::Open,
         },
         private: true,
+        hints: false,
     })
     .await?;
     let room = x.await_room().await?;
@@ -532,6 +533,7 @@ async fn ai_room(addr: SocketAddr, kind: Kind, seed: u64) -> anyhow::Result<Play
             },
         },
         private: true,
+        hints: false,
     })
     .await?;
     p.await_room().await?;

@@ -26,6 +26,7 @@ fn table(creator: &Arrival, x: SeatRequest, o: SeatRequest) -> Table {
         rules: Rules::tictactoe(),
         seats: SeatPlan { x, o },
         private: false,
+        hints: false,
     };
     Table::new(RoomId::from("room"), spec, creator.clone(), 500)
 }
@@ -39,11 +40,11 @@ fn play(t: &mut Table, who: &Arrival, ply: u32, mv: &str) -> Result<Outcome, Ref
         ply,
         mv: mv.to_owned(),
     };
-    t.request(who.clone(), request)
+    t.request(who.clone(), None, request)
 }
 
 fn sit(t: &mut Table, who: &Arrival, seat: SeatChoice) -> Result<Outcome, Refusal> {
-    t.request(who.clone(), Request::Join { seat: Some(seat) })
+    t.request(who.clone(), None, Request::Join { seat: Some(seat) })
 }
 
 fn status(t: &Table) -> GameStatus {
@@ -64,7 +65,7 @@ fn turns_alternate_and_refusals_come_in_order() {
     let (mut t, ann, bob) = game();
     let cy = person("cy", 3);
     assert_eq!(code(play(&mut t, &cy, 0, "a1")), Some(ErrorCode::NotInRoom));
-    t.request(cy.clone(), Request::Join { seat: None })
+    t.request(cy.clone(), None, Request::Join { seat: None })
         .expect("cy watches");
     assert_eq!(
         code(play(&mut t, &cy, 0, "a1")),
@@ -99,7 +100,7 @@ fn a_game_with_an_empty_seat_waits() {
         Some(ErrorCode::GameNotInProgress)
     );
     assert_eq!(
-        code(t.request(ann.clone(), Request::Resign)),
+        code(t.request(ann.clone(), None, Request::Resign)),
         Some(ErrorCode::GameNotInProgress)
     );
 }
@@ -123,7 +124,10 @@ fn seats_are_taken_and_left() {
     // Asking for the seat you hold changes nothing.
     assert_eq!(sit(&mut t, &ann, SeatChoice::X), Ok(Outcome::Unchanged));
 
-    assert_eq!(t.request(bob.clone(), Request::Leave), Ok(Outcome::Left));
+    assert_eq!(
+        t.request(bob.clone(), None, Request::Leave),
+        Ok(Outcome::Left)
+    );
     assert_eq!(t.attachment_of(bob.session), None);
     assert_eq!(status(&t), GameStatus::Waiting);
     assert_eq!(
@@ -136,7 +140,7 @@ fn seats_are_taken_and_left() {
         seat: Mark::X,
         ai: None,
     };
-    assert_eq!(t.request(ann.clone(), free), Ok(Outcome::Changed));
+    assert_eq!(t.request(ann.clone(), None, free), Ok(Outcome::Changed));
     let s = t.snapshot();
     assert!(matches!(s.seats[0].occupant, Occupant::Empty));
     assert_eq!(s.spectators, vec!["ann"]);
@@ -153,7 +157,7 @@ fn a_seat_held_by_another_player_cannot_be_changed() {
         ai: Some(Level::Easy),
     };
     assert_eq!(
-        code(t.request(ann.clone(), give_away)),
+        code(t.request(ann.clone(), None, give_away)),
         Some(ErrorCode::SeatTaken)
     );
     assert!(t.attachment_of(bob.session).is_some());
@@ -205,7 +209,7 @@ fn a_dropped_player_keeps_the_seat_until_it_expires() {
 fn a_spectator_whose_connection_drops_leaves() {
     let (mut t, _ann, _bob) = game();
     let cy = person("cy", 3);
-    t.request(cy.clone(), Request::Join { seat: None })
+    t.request(cy.clone(), None, Request::Join { seat: None })
         .expect("cy watches");
     assert!(t.detach(cy.session, cy.attachment));
     assert!(t.snapshot().spectators.is_empty());
@@ -216,21 +220,21 @@ fn a_spectator_whose_connection_drops_leaves() {
 fn resigning_ends_the_game_for_the_other_player() {
     let (mut t, ann, bob) = game();
     let cy = person("cy", 3);
-    t.request(cy.clone(), Request::Join { seat: None })
+    t.request(cy.clone(), None, Request::Join { seat: None })
         .expect("cy watches");
     assert_eq!(
-        code(t.request(cy, Request::Resign)),
+        code(t.request(cy, None, Request::Resign)),
         Some(ErrorCode::NotAPlayer)
     );
     assert_eq!(
-        t.request(bob.clone(), Request::Resign),
+        t.request(bob.clone(), None, Request::Resign),
         Ok(Outcome::Changed)
     );
     assert_eq!(status(&t), GameStatus::Resigned { winner: Mark::X });
     assert!(t.game_over().is_some());
     assert_eq!(t.game_over(), None, "a game ends once");
     assert_eq!(
-        code(t.request(ann, Request::Resign)),
+        code(t.request(ann, None, Request::Resign)),
         Some(ErrorCode::GameNotInProgress)
     );
 }
@@ -239,7 +243,7 @@ fn resigning_ends_the_game_for_the_other_player() {
 fn a_rematch_needs_both_players_and_swaps_the_seats() {
     let (mut t, ann, bob) = game();
     assert_eq!(
-        code(t.request(ann.clone(), Request::Rematch)),
+        code(t.request(ann.clone(), None, Request::Rematch)),
         Some(ErrorCode::GameInProgress)
     );
     // X takes row 1 while O plays row 2.
@@ -255,17 +259,17 @@ fn a_rematch_needs_both_players_and_swaps_the_seats() {
         }
     ));
     assert_eq!(
-        t.request(ann.clone(), Request::Rematch),
+        t.request(ann.clone(), None, Request::Rematch),
         Ok(Outcome::Changed)
     );
     assert!(t.snapshot().seats[0].rematch);
     assert_eq!(
-        t.request(ann.clone(), Request::Rematch),
+        t.request(ann.clone(), None, Request::Rematch),
         Ok(Outcome::Unchanged)
     );
     assert_eq!(t.game(), 1);
     assert_eq!(
-        t.request(bob.clone(), Request::Rematch),
+        t.request(bob.clone(), None, Request::Rematch),
         Ok(Outcome::Changed)
     );
     let s = t.snapshot();
@@ -282,6 +286,7 @@ fn chat_lines_carry_the_next_sequence_number_and_the_speakers_seat() {
     let seq = t.next_snapshot().seq;
     let line = t.request(
         ann.clone(),
+        None,
         Request::Chat {
             text: "hello".into(),
         },
@@ -296,7 +301,7 @@ fn chat_lines_carry_the_next_sequence_number_and_the_speakers_seat() {
         }))
     );
     assert_eq!(
-        code(t.request(ann, Request::Chat { text: " ".into() })),
+        code(t.request(ann, None, Request::Chat { text: " ".into() })),
         Some(ErrorCode::InvalidChat)
     );
     assert_eq!(t.snapshot().seq, seq + 1, "a refused line is no event");
@@ -347,7 +352,8 @@ fn a_stale_ai_answer_is_ignored_but_its_player_comes_home() {
     play(&mut t, &ann, 0, "b2").expect("legal");
     let first = t.reconcile_ai().expect("the AI is to move");
     // Ann resigns while the AI thinks: the job is no longer needed.
-    t.request(ann.clone(), Request::Resign).expect("resign");
+    t.request(ann.clone(), None, Request::Resign)
+        .expect("resign");
     assert!(t.reconcile_ai().is_none());
     assert_eq!(t.pending_ai(), None);
     let mv = first.position.legal_moves()[0];
@@ -358,7 +364,7 @@ fn a_stale_ai_answer_is_ignored_but_its_player_comes_home() {
     assert_eq!(t.snapshot().ply, 1, "the stale move was not played");
 
     // A rematch: the AI moves first in game 2 with a new job.
-    t.request(ann, Request::Rematch).expect("rematch");
+    t.request(ann, None, Request::Rematch).expect("rematch");
     let second = t.reconcile_ai().expect("the AI opens game 2");
     assert_ne!(second.job, first.job);
     assert_eq!(second.position.ply(), 0);
@@ -395,7 +401,7 @@ fn replacing_an_ai_seat_abandons_its_job() {
         seat: Mark::X,
         ai: Some(Level::Medium),
     };
-    assert_eq!(t.request(ann.clone(), replace), Ok(Outcome::Changed));
+    assert_eq!(t.request(ann.clone(), None, replace), Ok(Outcome::Changed));
     assert_eq!(t.pending_ai(), None);
     let again = t.reconcile_ai().expect("the new AI opens");
     assert_ne!(again.job, job.job);
@@ -450,12 +456,14 @@ fn the_clock_starts_when_both_seats_are_filled_and_times_each_move() {
     assert_eq!(t.snapshot().last_game, Some(GameId(42)));
 
     // A rematch starts a new clock; the last game stays named until the next one ends.
-    t.request(ann.clone(), Request::Rematch).expect("ann asks");
-    t.request(bob.clone(), Request::Rematch).expect("bob asks");
+    t.request(ann.clone(), None, Request::Rematch)
+        .expect("ann asks");
+    t.request(bob.clone(), None, Request::Rematch)
+        .expect("bob asks");
     t.note_time(20_000);
     play(&mut t, &bob, 0, "a1").expect("bob is X now");
     t.note_time(19_000);
-    t.request(ann.clone(), Request::Resign)
+    t.request(ann.clone(), None, Request::Resign)
         .expect("ann resigns");
     t.note_time(25_000);
     assert!(t.game_over().is_some());
@@ -485,10 +493,11 @@ fn an_ai_seat_is_recorded_by_level_and_a_private_room_without_its_id() {
             o: SeatRequest::Me,
         },
         private: true,
+        hints: false,
     };
     let mut t = Table::new(RoomId::from("code"), spec, ann.clone(), 500);
     t.note_time(7);
-    t.request(ann, Request::Resign)
+    t.request(ann, None, Request::Resign)
         .expect("ann resigns at once");
     t.note_time(9);
     let kept = t.finished_game(GameId(1), 9);

@@ -38,6 +38,7 @@ impl Table {
             id: &self.id,
             name: &self.name,
             private: self.private,
+            hints: self.hints,
             seq: self.seq,
             game: self.game,
             seats: self.seat_infos(),
