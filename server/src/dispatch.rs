@@ -374,7 +374,10 @@ impl Handler {
             }
         };
         let state = self.state.clone();
-        let opened = match state.sessions.open(token, self.ip, self.kick.clone()) {
+        let opened = match state
+            .sessions
+            .open(token, &name, self.ip, self.kick.clone())
+        {
             Ok(opened) => opened,
             Err(refused) => {
                 tracing::info!(%refused, "hello refused");
