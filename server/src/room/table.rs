@@ -4,14 +4,15 @@
 //! Methods take requests and return what changed ([`Outcome`]); the actor delivers it.
 //! Members are known by session and [`Attachment`], never by connection, so tests drive
 //! the table with plain values. The AI seats' bookkeeping lives in the `ai` submodule,
-//! the snapshots members see in `view`.
+//! the snapshots members see in `view`, its saved form (for restarts) in `persist`.
 
 mod ai;
+mod persist;
 #[cfg(test)]
 mod tests;
 mod view;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
@@ -19,6 +20,7 @@ use inarow_protocol::{
 };
 
 pub(crate) use self::ai::AiAnswer;
+pub(crate) use self::persist::{RestoreError, SavedMove, SavedRoom, SavedSeat, TableRecord};
 use crate::ai_worker::JobId;
 use crate::peer::Attachment;
 use crate::refusal::Refusal;
@@ -89,8 +91,11 @@ pub(crate) enum Outcome {
     Chat(ChatLine),
 }
 
+/// Chat lines a room keeps (and saves) for the record; older ones are forgotten.
+pub(crate) const CHAT_TAIL: usize = 50;
+
 /// A chat line as everybody in the room receives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ChatLine {
     /// The room's sequence number for this event.
     pub(crate) seq: u64,
@@ -128,6 +133,8 @@ pub(crate) struct Table {
     id: RoomId,
     name: String,
     private: bool,
+    /// The session that created the room (it counts against that session's rooms).
+    creator: SessionId,
     /// Longest chat line, in characters.
     max_chat_chars: usize,
     /// Sequence number of the last event sent; clients use it to order what they see.
@@ -150,6 +157,8 @@ pub(crate) struct Table {
     pending_ai: Option<ai::PendingAi>,
     /// The tag of the next AI job.
     next_job: u64,
+    /// The last [`CHAT_TAIL`] chat lines, oldest first.
+    chat: VecDeque<ChatLine>,
 }
 
 fn seat_index(mark: Mark) -> usize {
@@ -188,6 +197,7 @@ impl Table {
             id,
             name: spec.name,
             private: spec.private,
+            creator: creator_id,
             max_chat_chars,
             seq: 0,
             game: 1,
@@ -200,6 +210,7 @@ impl Table {
             spectators: Vec::new(),
             pending_ai: None,
             next_job: 1,
+            chat: VecDeque::new(),
         };
         if table.seat_of(creator_id).is_none() {
             table.spectators.push(creator_id);
@@ -226,6 +237,11 @@ impl Table {
     /// The current game's number, from 1.
     pub(crate) fn game(&self) -> u32 {
         self.game
+    }
+
+    /// The session that created the room.
+    pub(crate) fn creator(&self) -> SessionId {
+        self.creator
     }
 
     /// The attachment through which `session` is connected, if it is.
@@ -277,7 +293,7 @@ impl Table {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
                 self.seq += 1;
-                Ok(Outcome::Chat(ChatLine {
+                let line = ChatLine {
                     seq: self.seq,
                     from: self
                         .members
@@ -286,7 +302,12 @@ impl Table {
                         .unwrap_or_default(),
                     seat: self.seat_of(session),
                     text,
-                }))
+                };
+                if self.chat.len() == CHAT_TAIL {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(line.clone());
+                Ok(Outcome::Chat(line))
             }
         }
     }

@@ -402,3 +402,178 @@ fn replacing_an_ai_seat_abandons_its_job() {
     assert_eq!(t.ai_answered(JobId(job.job.0), None, None), AiAnswer::Stale);
     assert_eq!(t.pending_ai(), Some(again.job));
 }
+
+/// Saves `t` through its JSON record (as the store keeps it) and restores it.
+fn restart(t: &Table) -> Table {
+    let mut saved = t.save();
+    let json = serde_json::to_string(&saved.table).expect("a record serialises");
+    saved.table = serde_json::from_str(&json).expect("and reads back");
+    Table::restore(saved, 500).expect("a saved table restores")
+}
+
+#[test]
+fn a_saved_game_restores_at_the_same_ply_with_seats_held() {
+    let (mut t, ann, bob) = game();
+    let cy = person("cy", 3);
+    t.request(cy.clone(), Request::Join { seat: None })
+        .expect("cy watches");
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    t.next_moved();
+    play(&mut t, &bob, 1, "a1").expect("bob answers");
+    t.next_moved();
+    let said = t
+        .request(
+            bob.clone(),
+            Request::Chat {
+                text: "hm".to_owned(),
+            },
+        )
+        .expect("bob speaks");
+    assert_eq!(t.last_chat().map(|c| c.text.as_str()), Some("hm"));
+    let before = t.snapshot();
+
+    let mut r = restart(&t);
+    let after = r.snapshot();
+    assert_eq!(after.seq, before.seq + persist::RESTORE_SEQ_GAP);
+    assert_eq!(
+        (&after.board, &after.moves, after.ply, &after.status),
+        (&before.board, &before.moves, before.ply, &before.status)
+    );
+    assert_eq!(
+        (after.game, &after.name, after.private),
+        (1, &before.name, false)
+    );
+    assert!(after.spectators.is_empty(), "spectators do not come back");
+    for mark in [Mark::X, Mark::O] {
+        let occupant = &after.seats[seat_index(mark)].occupant;
+        assert!(
+            matches!(
+                occupant,
+                Occupant::Human {
+                    connected: false,
+                    ..
+                }
+            ),
+            "{mark}: {occupant:?}"
+        );
+    }
+    assert_eq!(
+        r.save().chat,
+        vec![match said {
+            Outcome::Chat(line) => line,
+            other => panic!("chat gave {other:?}"),
+        }]
+    );
+    assert!(r.anyone_in(), "held seats keep the room");
+    assert_eq!(r.creator(), ann.session);
+
+    // Players come back on new connections and the game goes on from ply 2.
+    let ann2 = Arrival {
+        attachment: Attachment(10),
+        ..ann.clone()
+    };
+    assert_eq!(r.resume(ann2.clone()), Some(Outcome::Changed));
+    assert_eq!(
+        r.resume(cy),
+        None,
+        "a spectator has no place to come back to"
+    );
+    assert_eq!(
+        code(play(&mut r, &ann2, 1, "c3")),
+        Some(ErrorCode::StalePly)
+    );
+    play(&mut r, &ann2, 2, "c3").expect("ann plays on");
+    assert_eq!(
+        r.last_move().map(|m| (m.game, m.ply, m.mv)),
+        Some((1, 2, "c3".to_owned()))
+    );
+    // Bob never returns: his seat empties like any held seat.
+    assert!(r.expire(bob.session));
+    assert_eq!(status(&r), GameStatus::Waiting);
+}
+
+#[test]
+fn a_finished_game_and_rematch_flags_restore_without_reporting_the_end_again() {
+    let (mut t, ann, bob) = game();
+    for (ply, (who, mv)) in [
+        (&ann, "a1"),
+        (&bob, "b1"),
+        (&ann, "a2"),
+        (&bob, "b2"),
+        (&ann, "a3"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        play(&mut t, who, u32::try_from(ply).expect("small"), mv).expect("a legal move");
+    }
+    assert!(t.game_over().is_some());
+    t.request(bob.clone(), Request::Rematch).expect("bob asks");
+    let mut r = restart(&t);
+    assert!(
+        r.game_over().is_none(),
+        "the end was reported before the restart"
+    );
+    assert!(!r.game_unfinished());
+    let seats = r.snapshot().seats;
+    assert!(seats[seat_index(Mark::O)].rematch);
+    assert!(!seats[seat_index(Mark::X)].rematch);
+    // Ann's yes starts game 2 with the colours swapped.
+    r.resume(ann.clone());
+    r.request(ann.clone(), Request::Rematch)
+        .expect("ann agrees");
+    assert_eq!(r.game(), 2);
+    assert_eq!(r.snapshot().ply, 0);
+}
+
+#[test]
+fn a_restored_ai_seat_thinks_again() {
+    let (mut t, ann) = against_ai();
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    // The server stops while the AI thinks: the job is not saved.
+    let mut r = restart(&t);
+    assert!(r.pending_ai().is_none());
+    let again = r.reconcile_ai().expect("the restored AI is to move");
+    assert_eq!(again.position.ply(), 1);
+    let mv = again.position.legal_moves()[0];
+    assert_eq!(
+        r.ai_answered(again.job, Some(again.ai), Some(mv)),
+        AiAnswer::Played
+    );
+    // The old server's job means nothing here.
+    drop(job);
+    assert_eq!(r.snapshot().ply, 2);
+}
+
+#[test]
+fn corrupt_saved_rooms_are_refused_not_played() {
+    let (mut t, ann, _bob) = game();
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    let good = t.save();
+
+    let mut taken = good.clone();
+    taken.moves.push(SavedMove {
+        ply: 1,
+        ..taken.moves[0].clone()
+    });
+    assert!(matches!(
+        Table::restore(taken, 500).err(),
+        Some(RestoreError::Move { ply: 1, .. })
+    ));
+    let mut gap = good.clone();
+    gap.moves[0].ply = 3;
+    assert!(Table::restore(gap, 500).is_err());
+    let mut other_game = good.clone();
+    other_game.moves[0].game = 7;
+    assert!(Table::restore(other_game, 500).is_err());
+    let mut rules = good.clone();
+    rules.table.rules.k = 0;
+    assert!(matches!(
+        Table::restore(rules, 500).err(),
+        Some(RestoreError::Rules(_))
+    ));
+    let mut garbage = good;
+    garbage.moves[0].mv = "é!".to_owned();
+    assert!(Table::restore(garbage, 500).is_err());
+}

@@ -1,0 +1,262 @@
+//! The table in the form the store keeps across restarts, and back.
+//!
+//! A room is saved in three parts, so that a move costs one small appended row rather
+//! than the whole room: the [`TableRecord`] (rules, seats, game number, rematch flags,
+//! resignation, `seq`), written when one of those changes; one [`SavedMove`] per move of
+//! the current game; and the chat tail ([`ChatLine`]s). [`Table::restore`] builds a table
+//! from them: players' seats held for their sessions (none connected yet), spectators
+//! gone, the game at the same ply, AI seats with fresh players that the actor sets
+//! thinking again.
+
+use std::collections::{HashMap, VecDeque};
+
+use inarow_engine::{Position, Rules};
+use inarow_protocol::{self as wire, Level, Mark, RoomId, SessionId};
+use serde::{Deserialize, Serialize};
+
+use super::{CHAT_TAIL, ChatLine, Member, Seat, Table, ai, seat_index};
+use crate::snapshot;
+
+/// How far a restored room's `seq` jumps past the last one saved. After a crash the
+/// events of the last moments before it may be lost; a client that saw them would take
+/// the restored room's first events for repeats and ignore them. Far more than a room
+/// sends in the second a crash can lose.
+pub(crate) const RESTORE_SEQ_GAP: u64 = 1_000;
+
+/// Everything about a room except its moves and chat: what is rewritten when seats,
+/// the game number, rematch flags or a resignation change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TableRecord {
+    /// The room's id (its invite code).
+    pub(crate) id: RoomId,
+    /// Its display name.
+    pub(crate) name: String,
+    /// Hidden from the lobby.
+    pub(crate) private: bool,
+    /// The session that created it.
+    pub(crate) creator: SessionId,
+    /// The rules of its games.
+    pub(crate) rules: wire::Rules,
+    /// The current game's number.
+    pub(crate) game: u32,
+    /// The last event's sequence number when the record was taken.
+    pub(crate) seq: u64,
+    /// X then O.
+    pub(crate) seats: [SavedSeat; 2],
+    /// The winner of the current game by resignation.
+    pub(crate) resigned: Option<Mark>,
+}
+
+/// Who sits in a seat, as saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum SavedSeat {
+    /// Nobody.
+    Empty,
+    /// A person, by session, with the name the room knew them by.
+    Human {
+        /// Their session.
+        session: SessionId,
+        /// Their display name.
+        name: String,
+        /// They asked for a rematch.
+        rematch: bool,
+    },
+    /// A server-side AI.
+    Ai {
+        /// Its strength.
+        level: Level,
+    },
+}
+
+/// One move of a room's game, as appended to the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SavedMove {
+    /// The game it belongs to.
+    pub(crate) game: u32,
+    /// The ply it was played at, from 0.
+    pub(crate) ply: u32,
+    /// The move in notation.
+    pub(crate) mv: String,
+    /// The `seq` of its `moved` event.
+    pub(crate) seq: u64,
+}
+
+/// A whole room as saved: its record, the current game's moves in order, its chat tail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SavedRoom {
+    /// Everything but moves and chat.
+    pub(crate) table: TableRecord,
+    /// The current game's moves, ply 0 first.
+    pub(crate) moves: Vec<SavedMove>,
+    /// The last chat lines, oldest first.
+    pub(crate) chat: Vec<ChatLine>,
+}
+
+/// Why a saved room cannot be restored (the data is not one the server wrote).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum RestoreError {
+    /// The rules are not valid rules.
+    #[error("invalid rules: {0}")]
+    Rules(String),
+    /// A move is missing, belongs to another game or cannot be played.
+    #[error("move {ply}: {message}")]
+    Move {
+        /// The ply of the bad move.
+        ply: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl Table {
+    /// The record of the room as it is now.
+    pub(crate) fn record(&self) -> TableRecord {
+        let seats = [Mark::X, Mark::O].map(|mark| match &self.seats[seat_index(mark)] {
+            Seat::Empty => SavedSeat::Empty,
+            Seat::Human { session, rematch } => SavedSeat::Human {
+                session: *session,
+                name: self
+                    .members
+                    .get(session)
+                    .map(|m| m.name.clone())
+                    .unwrap_or_default(),
+                rematch: *rematch,
+            },
+            Seat::Ai { level, .. } => SavedSeat::Ai { level: *level },
+        });
+        TableRecord {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            private: self.private,
+            creator: self.creator,
+            rules: snapshot::rules(self.position.rules()),
+            game: self.game,
+            seq: self.seq,
+            seats,
+            resigned: self.resigned,
+        }
+    }
+
+    /// The last move played, as the store appends it (its `seq` is the room's current
+    /// one, so take it right after the move's event); `None` before the first move.
+    pub(crate) fn last_move(&self) -> Option<SavedMove> {
+        let ply = self.position.ply().checked_sub(1)?;
+        let mv = self.position.history().get(ply)?;
+        Some(SavedMove {
+            game: self.game,
+            ply: u32::try_from(ply).ok()?,
+            mv: mv.to_string(),
+            seq: self.seq,
+        })
+    }
+
+    /// The latest chat line, as the store appends it.
+    pub(crate) fn last_chat(&self) -> Option<&ChatLine> {
+        self.chat.back()
+    }
+
+    /// The whole room as saved. Each move carries the room's current `seq`: the moves'
+    /// own numbers are past, and restoring takes the largest.
+    pub(crate) fn save(&self) -> SavedRoom {
+        let moves = self
+            .position
+            .history()
+            .iter()
+            .enumerate()
+            .map(|(ply, mv)| SavedMove {
+                game: self.game,
+                ply: u32::try_from(ply).unwrap_or(u32::MAX),
+                mv: mv.to_string(),
+                seq: self.seq,
+            })
+            .collect();
+        SavedRoom {
+            table: self.record(),
+            moves,
+            chat: self.chat.iter().cloned().collect(),
+        }
+    }
+
+    /// The table of a saved room after a restart: players' seats held for their
+    /// sessions (nobody connected), no spectators, the current game replayed to its
+    /// saved ply, AI seats with fresh players and no job yet (the actor asks
+    /// [`Table::reconcile_ai`]). Its `seq` is past every saved one by
+    /// [`RESTORE_SEQ_GAP`]. A finished game is not reported as finished again.
+    ///
+    /// # Errors
+    /// [`RestoreError`] when the rules or the moves are not ones the server played.
+    pub(crate) fn restore(saved: SavedRoom, max_chat_chars: usize) -> Result<Table, RestoreError> {
+        let SavedRoom {
+            table: record,
+            moves,
+            chat,
+        } = saved;
+        let r = record.rules;
+        let rules = Rules::new(r.width, r.height, r.k, r.gravity)
+            .map_err(|e| RestoreError::Rules(e.to_string()))?;
+        let mut position = Position::new(rules);
+        for (ply, saved) in moves.iter().enumerate() {
+            let bad = |message: String| RestoreError::Move { ply, message };
+            if saved.game != record.game || usize::try_from(saved.ply).ok() != Some(ply) {
+                return Err(bad(format!(
+                    "found game {} ply {}, expected game {} ply {ply}",
+                    saved.game, saved.ply, record.game
+                )));
+            }
+            let mv = rules
+                .parse_move(&saved.mv)
+                .map_err(|e| bad(format!("{:?}: {}", saved.mv, e.message)))?;
+            position
+                .try_play(mv)
+                .map_err(|e| bad(format!("{:?}: {e}", saved.mv)))?;
+        }
+        let mut members = HashMap::new();
+        let seats = record.seats.map(|seat| match seat {
+            SavedSeat::Empty => Seat::Empty,
+            SavedSeat::Human {
+                session,
+                name,
+                rematch,
+            } => {
+                members.insert(
+                    session,
+                    Member {
+                        name,
+                        attachment: None,
+                    },
+                );
+                Seat::Human { session, rematch }
+            }
+            SavedSeat::Ai { level } => ai::seat(level),
+        });
+        let chat: VecDeque<ChatLine> = chat.into_iter().rev().take(CHAT_TAIL).rev().collect();
+        let seq = moves
+            .iter()
+            .map(|m| m.seq)
+            .chain(chat.iter().map(|c| c.seq))
+            .fold(record.seq, u64::max)
+            .saturating_add(RESTORE_SEQ_GAP);
+        let mut table = Table {
+            id: record.id,
+            name: record.name,
+            private: record.private,
+            creator: record.creator,
+            max_chat_chars,
+            seq,
+            game: record.game,
+            start_reported: position.ply() > 0,
+            position,
+            resigned: record.resigned,
+            over_reported: false,
+            seats,
+            members,
+            spectators: Vec::new(),
+            pending_ai: None,
+            next_job: 1,
+            chat,
+        };
+        table.over_reported = table.status().is_over();
+        Ok(table)
+    }
+}
