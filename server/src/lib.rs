@@ -39,6 +39,7 @@ mod rate;
 mod refusal;
 mod room;
 mod room_spec;
+mod saved;
 mod session;
 mod snapshot;
 mod state;

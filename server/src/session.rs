@@ -5,7 +5,7 @@
 //! A token is a selector and a verifier in hex: the selector finds the session in a map
 //! (so a lookup's timing says nothing about the secret), the verifier's SHA-256 is
 //! compared in constant time with the one kept. Only the hash is kept, in memory and in
-//! the store ([`SessionRecord`]), so a copy of the data file resumes nobody. Every resume
+//! the store (`SessionRecord`), so a copy of the data file resumes nobody. Every resume
 //! issues a new token and retires the old one, so a stolen token works at most once, and
 //! the connection it displaces is told `bye replaced`. Tokens are never logged.
 //!
@@ -25,6 +25,7 @@ use uuid::Uuid;
 
 use crate::admission::AddressKey;
 use crate::peer::{Attachment, Kick};
+pub(crate) use crate::saved::SessionRecord;
 
 /// Bytes of a token's selector (its first 16 hex digits).
 const SELECTOR_BYTES: usize = 8;
@@ -87,20 +88,6 @@ pub(crate) struct Opened {
     pub(crate) replaced: Option<Arc<Kick>>,
     /// What the store keeps of the session now (its token rotated).
     pub(crate) record: SessionRecord,
-}
-
-/// What the store keeps of a session: enough to resume it with its current token after a
-/// restart, and nothing that resumes it without one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SessionRecord {
-    /// The session.
-    pub(crate) session: SessionId,
-    /// The display name of its last `hello`.
-    pub(crate) name: String,
-    /// The current token's selector (not secret: it only finds the session).
-    pub(crate) selector: String,
-    /// SHA-256 of the current token's verifier.
-    pub(crate) verifier_hash: [u8; 32],
 }
 
 /// SHA-256 of a verifier's hex text.

@@ -20,7 +20,7 @@ use inarow_protocol::{
 };
 
 pub(crate) use self::ai::AiAnswer;
-pub(crate) use self::persist::{RestoreError, SavedMove, SavedRoom, SavedSeat, TableRecord};
+pub(crate) use self::persist::RestoreError;
 use crate::ai_worker::JobId;
 use crate::peer::Attachment;
 use crate::refusal::Refusal;
@@ -95,7 +95,7 @@ pub(crate) enum Outcome {
 pub(crate) const CHAT_TAIL: usize = 50;
 
 /// A chat line as everybody in the room receives it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ChatLine {
     /// The room's sequence number for this event.
     pub(crate) seq: u64,

@@ -1,9 +1,7 @@
 //! The table in the form the store keeps across restarts, and back.
 //!
-//! A room is saved in three parts, so that a move costs one small appended row rather
-//! than the whole room: the [`TableRecord`] (rules, seats, game number, rematch flags,
-//! resignation, `seq`), written when one of those changes; one [`SavedMove`] per move of
-//! the current game; and the chat tail ([`ChatLine`]s). [`Table::restore`] builds a table
+//! The saved form itself is plain data in `crate::saved`, so the store needs nothing of
+//! rooms. [`Table::restore`] builds a table
 //! from them: players' seats held for their sessions (none connected yet), spectators
 //! gone, the game at the same ply, AI seats with fresh players that the actor sets
 //! thinking again.
@@ -11,10 +9,10 @@
 use std::collections::{HashMap, VecDeque};
 
 use inarow_engine::{Position, Rules};
-use inarow_protocol::{self as wire, Level, Mark, RoomId, SessionId};
-use serde::{Deserialize, Serialize};
+use inarow_protocol::Mark;
 
 use super::{CHAT_TAIL, ChatLine, Member, Seat, Table, ai, seat_index};
+use crate::saved::{SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
 use crate::snapshot;
 
 /// How far a restored room's `seq` jumps past the last one saved. After a crash the
@@ -22,76 +20,6 @@ use crate::snapshot;
 /// the restored room's first events for repeats and ignore them. Far more than a room
 /// sends in the second a crash can lose.
 pub(crate) const RESTORE_SEQ_GAP: u64 = 1_000;
-
-/// Everything about a room except its moves and chat: what is rewritten when seats,
-/// the game number, rematch flags or a resignation change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct TableRecord {
-    /// The room's id (its invite code).
-    pub(crate) id: RoomId,
-    /// Its display name.
-    pub(crate) name: String,
-    /// Hidden from the lobby.
-    pub(crate) private: bool,
-    /// The session that created it.
-    pub(crate) creator: SessionId,
-    /// The rules of its games.
-    pub(crate) rules: wire::Rules,
-    /// The current game's number.
-    pub(crate) game: u32,
-    /// The last event's sequence number when the record was taken.
-    pub(crate) seq: u64,
-    /// X then O.
-    pub(crate) seats: [SavedSeat; 2],
-    /// The winner of the current game by resignation.
-    pub(crate) resigned: Option<Mark>,
-}
-
-/// Who sits in a seat, as saved.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub(crate) enum SavedSeat {
-    /// Nobody.
-    Empty,
-    /// A person, by session, with the name the room knew them by.
-    Human {
-        /// Their session.
-        session: SessionId,
-        /// Their display name.
-        name: String,
-        /// They asked for a rematch.
-        rematch: bool,
-    },
-    /// A server-side AI.
-    Ai {
-        /// Its strength.
-        level: Level,
-    },
-}
-
-/// One move of a room's game, as appended to the store.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SavedMove {
-    /// The game it belongs to.
-    pub(crate) game: u32,
-    /// The ply it was played at, from 0.
-    pub(crate) ply: u32,
-    /// The move in notation.
-    pub(crate) mv: String,
-    /// The `seq` of its `moved` event.
-    pub(crate) seq: u64,
-}
-
-/// A whole room as saved: its record, the current game's moves in order, its chat tail.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SavedRoom {
-    /// Everything but moves and chat.
-    pub(crate) table: TableRecord,
-    /// The current game's moves, ply 0 first.
-    pub(crate) moves: Vec<SavedMove>,
-    /// The last chat lines, oldest first.
-    pub(crate) chat: Vec<ChatLine>,
-}
 
 /// Why a saved room cannot be restored (the data is not one the server wrote).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -152,8 +80,8 @@ impl Table {
     }
 
     /// The latest chat line, as the store appends it.
-    pub(crate) fn last_chat(&self) -> Option<&ChatLine> {
-        self.chat.back()
+    pub(crate) fn last_chat(&self) -> Option<SavedChat> {
+        self.chat.back().map(saved_chat)
     }
 
     /// The whole room as saved. Each move carries the room's current `seq`: the moves'
@@ -174,7 +102,7 @@ impl Table {
         SavedRoom {
             table: self.record(),
             moves,
-            chat: self.chat.iter().cloned().collect(),
+            chat: self.chat.iter().map(saved_chat).collect(),
         }
     }
 
@@ -230,7 +158,17 @@ impl Table {
             }
             SavedSeat::Ai { level } => ai::seat(level),
         });
-        let chat: VecDeque<ChatLine> = chat.into_iter().rev().take(CHAT_TAIL).rev().collect();
+        let skip = chat.len().saturating_sub(CHAT_TAIL);
+        let chat: VecDeque<ChatLine> = chat
+            .into_iter()
+            .skip(skip)
+            .map(|c| ChatLine {
+                seq: c.seq,
+                from: c.from,
+                seat: c.seat,
+                text: c.text,
+            })
+            .collect();
         let seq = moves
             .iter()
             .map(|m| m.seq)
@@ -258,5 +196,14 @@ impl Table {
         };
         table.over_reported = table.status().is_over();
         Ok(table)
+    }
+}
+
+fn saved_chat(line: &ChatLine) -> SavedChat {
+    SavedChat {
+        seq: line.seq,
+        from: line.from.clone(),
+        seat: line.seat,
+        text: line.text.clone(),
     }
 }
