@@ -10,6 +10,10 @@
 use inarow_protocol::{self as wire, Level, Mark, RoomId, SessionId};
 use serde::{Deserialize, Serialize};
 
+/// Chat lines a room keeps, and the store with it, for the record; older ones are
+/// forgotten.
+pub(crate) const CHAT_TAIL: usize = 50;
+
 /// Everything about a room except its moves and chat: what is rewritten when seats,
 /// the game number, rematch flags or a resignation change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -25,6 +25,7 @@ use crate::ai_worker::JobId;
 use crate::peer::Attachment;
 use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
+use crate::saved::CHAT_TAIL;
 use crate::snapshot;
 use crate::text;
 
@@ -90,9 +91,6 @@ pub(crate) enum Outcome {
     /// A chat line for everybody.
     Chat(ChatLine),
 }
-
-/// Chat lines a room keeps (and saves) for the record; older ones are forgotten.
-pub(crate) const CHAT_TAIL: usize = 50;
 
 /// A chat line as everybody in the room receives it.
 #[derive(Debug, Clone, PartialEq, Eq)]

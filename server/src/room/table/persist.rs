@@ -11,8 +11,8 @@ use std::collections::{HashMap, VecDeque};
 use inarow_engine::{Position, Rules};
 use inarow_protocol::Mark;
 
-use super::{CHAT_TAIL, ChatLine, Member, Seat, Table, ai, seat_index};
-use crate::saved::{SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
+use super::{ChatLine, Member, Seat, Table, ai, seat_index};
+use crate::saved::{CHAT_TAIL, SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
 use crate::snapshot;
 
 /// How far a restored room's `seq` jumps past the last one saved. After a crash the
