@@ -157,7 +157,8 @@ pub(crate) async fn serve(
         .max_frame_size(Some(config.max_message_size))
         // Grows on demand; 10 000 idle connections should not hold 128 KiB each.
         .read_buffer_size(4096);
-    let shutdown = state.shutdown.child_token();
+    // Not `shutdown`: a connection says `bye` only once the rooms are saved.
+    let shutdown = state.farewell.child_token();
     let ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
     let _open = metrics::websocket_opened();
     let (sink, mut stream) = ws.split();

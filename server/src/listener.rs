@@ -15,8 +15,11 @@ use crate::config::Config;
 use crate::http;
 use crate::state::ServerState;
 
-/// How long shutdown waits for connections, rooms and AI jobs to finish.
+/// How long shutdown waits for connections and AI jobs to finish.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long shutdown waits for the rooms to stop (and save themselves) before telling
+/// clients `bye`; a room stops as soon as it sees the shutdown, so this is only a bound.
+const ROOMS_GRACE: Duration = Duration::from_secs(2);
 /// Connections being turned away (`server_full`, `too_many_connections`) at once; beyond it a socket is simply
 /// dropped, so a flood cannot make the server spend unbounded work on refusals.
 const REFUSALS_IN_FLIGHT: usize = 64;
@@ -86,6 +89,20 @@ pub(crate) async fn run(
     }
     drop(listener);
     tracing::info!("shutting down");
+    // Rooms first: each stops taking moves and (when the store keeps rooms) saves itself;
+    // only then are clients told `bye`, so none is told to come back before its game is
+    // safe.
+    state.rooms.close();
+    if tokio::time::timeout(ROOMS_GRACE, state.rooms.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            rooms = state.rooms.len(),
+            "gave up waiting for rooms to stop"
+        );
+    }
+    state.farewell.cancel();
     state.tracker.close();
     if tokio::time::timeout(SHUTDOWN_GRACE, state.tracker.wait())
         .await

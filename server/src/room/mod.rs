@@ -54,6 +54,8 @@ pub(crate) struct Context {
     pub(crate) ai: AiPool,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
+    /// The room actors, so shutdown waits for rooms to stop and save themselves.
+    pub(crate) rooms: TaskTracker,
     /// Cancelled when the server shuts down; each room takes a child of it.
     pub(crate) shutdown: CancellationToken,
 }
@@ -196,6 +198,10 @@ pub(crate) fn open(
     let span = tracing::info_span!(parent: None, "room", id = %room_id);
     let actor = RoomActor::new(room_id.clone(), spec, creator, context.clone());
     span.in_scope(|| actor.log_opened());
-    context.tracker.spawn(actor.run(rx, id).instrument(span));
+    // Tracked by both: shutdown waits for rooms alone first, then for everything.
+    let run = context
+        .tracker
+        .track_future(actor.run(rx, id).instrument(span));
+    context.rooms.spawn(run);
     Ok(room_id)
 }

@@ -31,6 +31,7 @@ fn server(config: Config) -> Context {
         ai: AiPool::new(config.ai_threads, tracker.clone()),
         config: Arc::new(config),
         tracker,
+        rooms: TaskTracker::new(),
         shutdown: CancellationToken::new(),
     }
 }
