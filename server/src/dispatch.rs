@@ -12,6 +12,7 @@ use inarow_protocol::{
     ByeReason, ClientFrame, ClientMessage, ErrorCode, GameId, PROTOCOL_VERSIONS, RequestId, RoomId,
     ServerMessage, SessionId, decode_client,
 };
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::peer::{Kick, Peer};
@@ -434,25 +435,36 @@ impl Handler {
             }
         }
         let Some(grace) = grace else { return };
-        let state = state.clone();
-        let expiry = async move {
-            tokio::select! {
-                () = tokio::time::sleep(state.config.reconnect_grace) => {}
-                () = grace.cancelled() => return,
-                () = state.shutdown.cancelled() => return,
-            }
-            let Some(rooms) = state.sessions.expire(session, &grace) else {
-                return;
-            };
-            tracing::debug!("session expired");
-            for room in rooms {
-                if let Some(handle) = state.lobby.get(&room) {
-                    handle.expire(session).await;
-                }
-            }
-        };
-        self.state
-            .tracker
-            .spawn(expiry.instrument(tracing::Span::current()));
+        expire_after_grace(state, session, grace, tracing::Span::current());
     }
+}
+
+/// Ends `session` once its grace period runs out, unless `grace` is cancelled (it was
+/// resumed) or the server shuts down first: its held seats are emptied. Used for a
+/// dropped connection's session and for every session restored after a restart.
+pub(crate) fn expire_after_grace(
+    state: &Arc<ServerState>,
+    session: SessionId,
+    grace: CancellationToken,
+    span: tracing::Span,
+) {
+    let tracker = state.tracker.clone();
+    let state = state.clone();
+    let expiry = async move {
+        tokio::select! {
+            () = tokio::time::sleep(state.config.reconnect_grace) => {}
+            () = grace.cancelled() => return,
+            () = state.shutdown.cancelled() => return,
+        }
+        let Some(rooms) = state.sessions.expire(session, &grace) else {
+            return;
+        };
+        tracing::debug!(%session, "session expired");
+        for room in rooms {
+            if let Some(handle) = state.lobby.get(&room) {
+                handle.expire(session).await;
+            }
+        }
+    };
+    tracker.spawn(expiry.instrument(span));
 }

@@ -63,6 +63,33 @@ impl RoomActor {
         }
     }
 
+    /// The actor of a room restored after a restart; nobody is connected yet.
+    pub(super) fn restored(table: Table, context: Context) -> RoomActor {
+        let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
+        RoomActor {
+            creator: table.creator(),
+            table,
+            audience: Audience::default(),
+            running_ai: None,
+            ai_done_tx,
+            ai_done_rx,
+            deserted_since: None,
+            shutdown: context.shutdown.child_token(),
+            context,
+        }
+    }
+
+    /// Logs the restoring of the room (in the caller's span, which names the room).
+    pub(super) fn log_restored(&self) {
+        let snapshot = self.table.snapshot();
+        tracing::info!(
+            name = %self.table.name(),
+            game = snapshot.game,
+            ply = snapshot.ply,
+            "room restored"
+        );
+    }
+
     /// Logs the opening of the room (in the caller's span, which names the room).
     pub(super) fn log_opened(&self) {
         tracing::info!(
@@ -74,13 +101,10 @@ impl RoomActor {
     }
 
     /// Serves the room until it is deserted for too long or the server shuts down; then
-    /// cancels AI work and leaves the lobby.
-    pub(super) async fn run(
-        mut self,
-        mut commands: mpsc::Receiver<Command>,
-        first_id: Option<RequestId>,
-    ) {
-        self.after_change(Some((self.creator, first_id)));
+    /// cancels AI work and leaves the lobby. The first snapshot goes to everybody in
+    /// the room, `first`'s copy carrying its request id.
+    pub(super) async fn run(mut self, mut commands: mpsc::Receiver<Command>, first: Requester) {
+        self.after_change(first);
         let reason = loop {
             self.note_desertion();
             let deadline = self

@@ -247,6 +247,20 @@ impl Table {
         self.members.get(&session).and_then(|m| m.attachment)
     }
 
+    /// The sessions seated here (connected or held).
+    pub(crate) fn held_sessions(&self) -> Vec<SessionId> {
+        let mut sessions: Vec<SessionId> = self
+            .seats
+            .iter()
+            .filter_map(|s| match s {
+                Seat::Human { session, .. } => Some(*session),
+                _ => None,
+            })
+            .collect();
+        sessions.dedup();
+        sessions
+    }
+
     /// Whether anybody is in the room: connected, or holding a seat while dropped. A room
     /// nobody is in closes after a while; a held seat keeps it for its player's return.
     pub(crate) fn anyone_in(&self) -> bool {
