@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use crate::store::DataLocation;
 use crate::tls::TlsIdentity;
 
 /// The server's limits and timings. `Config::default()` is what `inarow-server` runs with
@@ -79,6 +80,10 @@ pub struct Config {
     /// Serve TLS (`https://`, `wss://`) with this certificate instead of plain TCP; the TLS
     /// handshake counts against `handshake_timeout`.
     pub tls: Option<TlsIdentity>,
+    /// Where finished games are kept: a SQLite file, or memory only. The library
+    /// defaults to memory so that tests write nothing to disk; the binary defaults to a
+    /// file in the user's data directory.
+    pub data: DataLocation,
 }
 
 impl Default for Config {
@@ -107,6 +112,7 @@ impl Default for Config {
             outbound_queue: 256,
             max_request_head: 16 * 1024,
             tls: None,
+            data: DataLocation::Memory,
         }
     }
 }

@@ -16,11 +16,13 @@
 //!   moves at once, the rest share a few search slots fairly, AI seats before analyses,
 //!   rooms in turn, budgets shrinking under load);
 //! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
-//!   `state` what all tasks share.
+//!   `state` what all tasks share;
+//! - `store` keeps finished games in SQLite, written by a thread of its own so that no
+//!   room waits on the disk.
 //!
 //! Imports run one way: `http` → `connection` → `dispatch` → `state` → `room` → `lobby`,
-//! `ai_worker` and the leaves (`metrics`, `peer`, `refusal`, `room_spec`, `snapshot`,
-//! `text`, `tls`).
+//! `ai_worker`, `store` and the leaves (`metrics`, `peer`, `refusal`, `room_spec`,
+//! `snapshot`, `text`, `tls`).
 //! A room sees the server only through `room::Context`.
 
 mod admission;
@@ -43,10 +45,14 @@ mod saved;
 mod session;
 mod snapshot;
 mod state;
+// The skeleton: rooms start writing and dispatch reading in the next commits.
+#[allow(dead_code, unused_imports)]
+mod store;
 mod text;
 mod tls;
 
 pub use config::Config;
+pub use store::{DataLocation, Store, StoreError};
 pub use tls::{TlsError, TlsIdentity};
 
 use tracing_subscriber::EnvFilter;
@@ -74,6 +80,9 @@ pub enum ServerError {
     /// The listening socket failed (for instance its address could not be read).
     #[error("listener failed: {0}")]
     Listener(#[from] std::io::Error),
+    /// The game store could not be opened (see [`Config::data`]).
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// Serves HTTP and WebSocket connections on `listener` (TLS when [`Config::tls`] is set)
@@ -82,6 +91,7 @@ pub enum ServerError {
 /// waits for the server's tasks and returns (within about 5 s of cancellation).
 ///
 /// # Errors
+/// [`ServerError::Store`] if the game store ([`Config::data`]) cannot be opened;
 /// [`ServerError::Listener`] if the listener is unusable. A failing connection ends only
 /// that connection; accept errors are logged and retried.
 pub async fn run(
@@ -89,5 +99,24 @@ pub async fn run(
     config: Config,
     shutdown: CancellationToken,
 ) -> Result<(), ServerError> {
-    listener::run(listener, config, shutdown).await
+    // Opening runs migrations and file I/O: keep it off the async threads.
+    let location = config.data.clone();
+    let store = tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .map_err(|_| StoreError::Closed)??;
+    listener::run(listener, config, store, shutdown).await
+}
+
+/// [`run`] with a store the caller opened (so that a binary can refuse to start before it
+/// binds, or look at the store first); [`Config::data`] is not used.
+///
+/// # Errors
+/// As [`run`], but the store is already open.
+pub async fn run_with_store(
+    listener: TcpListener,
+    config: Config,
+    store: Store,
+    shutdown: CancellationToken,
+) -> Result<(), ServerError> {
+    listener::run(listener, config, store, shutdown).await
 }

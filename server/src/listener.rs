@@ -14,12 +14,16 @@ use crate::admission::{Admission, Turnaway};
 use crate::config::Config;
 use crate::http;
 use crate::state::ServerState;
+use crate::store::Store;
 
 /// How long shutdown waits for connections and AI jobs to finish.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// How long shutdown waits for the rooms to stop (and save themselves) before telling
 /// clients `bye`; a room stops as soon as it sees the shutdown, so this is only a bound.
 const ROOMS_GRACE: Duration = Duration::from_secs(2);
+/// How long shutdown waits for the store to write what the rooms queued (a failing disk
+/// is retried for ever otherwise).
+const STORE_FLUSH_GRACE: Duration = Duration::from_secs(5);
 /// Connections being turned away (`server_full`, `too_many_connections`) at once; beyond it a socket is simply
 /// dropped, so a flood cannot make the server spend unbounded work on refusals.
 const REFUSALS_IN_FLIGHT: usize = 64;
@@ -31,12 +35,13 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 pub(crate) async fn run(
     listener: TcpListener,
     config: Config,
+    store: Store,
     shutdown: CancellationToken,
 ) -> Result<(), ServerError> {
     let addr = listener.local_addr()?;
     let connections = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_IN_FLIGHT));
-    let state = Arc::new(ServerState::new(config, shutdown.clone()));
+    let state = Arc::new(ServerState::new(config, store, shutdown.clone()));
     tracing::info!(%addr, "serving");
     loop {
         let accepted = tokio::select! {
@@ -112,6 +117,11 @@ pub(crate) async fn run(
             tasks = state.tracker.len(),
             "gave up waiting for tasks to finish"
         );
+    }
+    match tokio::time::timeout(STORE_FLUSH_GRACE, state.store.flush()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "could not flush the store"),
+        Err(_) => tracing::warn!("gave up waiting for the store to write"),
     }
     tracing::info!(
         rooms = state.lobby.len(),

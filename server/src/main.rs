@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use inarow_server::{Config, TlsIdentity};
+use inarow_server::{Config, DataLocation, Store, TlsIdentity};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -110,6 +110,11 @@ struct Args {
     /// The PEM private key of --tls-cert.
     #[arg(long, env = "INAROW_TLS_KEY", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+    /// The SQLite file where finished games are kept, created on first start (its
+    /// directory too), or ":memory:" to keep nothing [default:
+    /// $XDG_DATA_HOME/inarow/inarow.db, else ~/.local/share/inarow/inarow.db].
+    #[arg(long, env = "INAROW_DATA")]
+    data: Option<PathBuf>,
 }
 
 impl Args {
@@ -142,7 +147,25 @@ impl Args {
             outbound_queue: self.outbound_queue,
             max_request_head: self.max_request_head,
             tls: None,
+            data: DataLocation::Memory,
         }
+    }
+
+    /// Where the games are kept: --data, else the user's data directory. Creates the
+    /// file's directory, so the first start works on a fresh machine.
+    fn data(&self) -> anyhow::Result<DataLocation> {
+        let path = match &self.data {
+            Some(path) if path.as_os_str() == ":memory:" => return Ok(DataLocation::Memory),
+            Some(path) => path.clone(),
+            None => default_data_file(std::env::var_os("XDG_DATA_HOME"), std::env::var_os("HOME"))?,
+        };
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the data directory {}", dir.display()))?;
+        }
+        Ok(DataLocation::File(path))
     }
 
     /// The certificate to serve, if --tls-cert and --tls-key are given.
@@ -154,6 +177,22 @@ impl Args {
             .with_context(|| format!("cannot use {} with {}", cert.display(), key.display()))?;
         Ok(Some(identity))
     }
+}
+
+/// The default database file: `inarow/inarow.db` under `$XDG_DATA_HOME` (when set to an
+/// absolute path, as the XDG spec asks), else under `$HOME/.local/share`.
+fn default_data_file(
+    xdg_data_home: Option<std::ffi::OsString>,
+    home: Option<std::ffi::OsString>,
+) -> anyhow::Result<PathBuf> {
+    let base = match (xdg_data_home.map(PathBuf::from), home) {
+        (Some(xdg), _) if xdg.is_absolute() => xdg,
+        (_, Some(home)) if !home.is_empty() => PathBuf::from(home).join(".local/share"),
+        _ => anyhow::bail!(
+            "no data directory: set --data FILE (or INAROW_DATA), XDG_DATA_HOME or HOME"
+        ),
+    };
+    Ok(base.join("inarow").join("inarow.db"))
 }
 
 fn main() -> anyhow::Result<()> {
@@ -182,8 +221,14 @@ fn main() -> anyhow::Result<()> {
 async fn serve(args: Args) -> anyhow::Result<()> {
     let config = Config {
         tls: args.tls()?,
+        data: args.data()?,
         ..args.config()
     };
+    // The store first: a server that cannot keep its games does not start.
+    let location = config.data.clone();
+    let store = tokio::task::spawn_blocking(move || Store::open(&location))
+        .await
+        .context("the store's opening task failed")??;
     let listener = TcpListener::bind(&args.bind)
         .await
         .with_context(|| format!("cannot listen on {}", args.bind))?;
@@ -196,7 +241,8 @@ async fn serve(args: Args) -> anyhow::Result<()> {
     println!("inarow-server listening on {ws}://{addr} (web client: {web}://{addr}/)");
     let shutdown = CancellationToken::new();
     tokio::spawn(cancel_on_signal(shutdown.clone()));
-    inarow_server::run(listener, config, shutdown).await?;
+    println!("finished games are kept in {}", store.location());
+    inarow_server::run_with_store(listener, config, store, shutdown).await?;
     Ok(())
 }
 
@@ -247,5 +293,32 @@ mod tests {
         .expect("flags parse");
         assert_eq!(args.config().ai_move_time, Duration::from_millis(250));
         assert_eq!(args.bind, "127.0.0.1:0");
+    }
+
+    #[test]
+    fn the_data_file_defaults_to_the_users_data_directory() {
+        let file = |xdg: Option<&str>, home: Option<&str>| {
+            default_data_file(xdg.map(Into::into), home.map(Into::into)).ok()
+        };
+        assert_eq!(
+            file(Some("/x/data"), Some("/home/ann")),
+            Some(PathBuf::from("/x/data/inarow/inarow.db"))
+        );
+        // A relative XDG_DATA_HOME is invalid by the spec and ignored.
+        assert_eq!(
+            file(Some("rel"), Some("/home/ann")),
+            Some(PathBuf::from("/home/ann/.local/share/inarow/inarow.db"))
+        );
+        assert_eq!(file(None, None), None);
+    }
+
+    #[test]
+    fn data_memory_keeps_nothing_on_disk() {
+        let args =
+            Args::try_parse_from(["inarow-server", "--data", ":memory:"]).expect("flags parse");
+        assert_eq!(
+            args.data().expect("memory needs no directory"),
+            DataLocation::Memory
+        );
     }
 }

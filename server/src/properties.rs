@@ -17,6 +17,7 @@ use crate::peer::{Attachment, Kick, Peer};
 use crate::room::{self, Member, Request};
 use crate::room_spec::{CreateRoom, RoomSpec};
 use crate::state::ServerState;
+use crate::store::{DataLocation, Store};
 use crate::text;
 
 /// The codes docs/protocol.md gives for a refused room request of this kind (an unknown
@@ -126,7 +127,8 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
         ai_pace: Duration::ZERO,
         ..Config::default()
     };
-    let state = ServerState::new(config, CancellationToken::new());
+    let store = Store::open(&DataLocation::Memory).expect("a memory store opens");
+    let state = ServerState::new(config, store, CancellationToken::new());
     let people = [member(1, "ann"), member(2, "bob"), member(3, "cy")];
     let spec = RoomSpec {
         name: "r".into(),

@@ -1,5 +1,5 @@
 //! What every task of one running server shares: the config, the room directory, the
-//! sessions, the AI pool and the shutdown machinery.
+//! sessions, the AI pool, the game store and the shutdown machinery.
 //!
 //! Connections hold the whole of it; a room gets only its narrow [`room::Context`], so
 //! the dependency runs one way: `state` knows rooms, rooms do not know `state`.
@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::room::{self, Directory};
 use crate::session::Sessions;
+use crate::store::Store;
 
 /// Shared by the listener, every connection and (through [`room::Context`]) every room
 /// of one server.
@@ -30,6 +31,8 @@ pub(crate) struct ServerState {
     pub(crate) gate: Arc<Gate>,
     /// Where AI moves are computed, at most `ai_threads` at once.
     pub(crate) ai: AiPool,
+    /// Finished games (and what else is kept across restarts).
+    pub(crate) store: Store,
     /// Every task of the server, so shutdown can wait for them.
     pub(crate) tracker: TaskTracker,
     /// The room actors, so shutdown can wait for every room to stop (and save itself)
@@ -47,14 +50,15 @@ pub(crate) struct ServerState {
 }
 
 impl ServerState {
-    /// The state of a server that starts now.
-    pub(crate) fn new(config: Config, shutdown: CancellationToken) -> ServerState {
+    /// The state of a server that starts now, keeping its games in `store`.
+    pub(crate) fn new(config: Config, store: Store, shutdown: CancellationToken) -> ServerState {
         let tracker = TaskTracker::new();
         ServerState {
             lobby: Arc::new(Lobby::new(config.max_rooms, config.max_rooms_per_session)),
             sessions: Sessions::new(config.max_sessions_per_ip),
             gate: Arc::new(Gate::new(&config)),
             ai: AiPool::new(config.ai_threads, tracker.clone()),
+            store,
             tracker,
             rooms: TaskTracker::new(),
             shutdown,
@@ -75,6 +79,7 @@ impl ServerState {
             config: self.config.clone(),
             lobby: self.lobby.clone(),
             ai: self.ai.clone(),
+            store: self.store.clone(),
             tracker: self.tracker.clone(),
             rooms: self.rooms.clone(),
             shutdown: self.shutdown.clone(),

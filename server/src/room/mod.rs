@@ -33,6 +33,7 @@ use crate::peer::{Attachment, Peer};
 use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
 use crate::saved::SavedRoom;
+use crate::store::Store;
 
 /// Commands waiting for a room; senders wait when it is full, which only happens if the
 /// room falls behind, and it never waits on anything itself.
@@ -53,6 +54,9 @@ pub(crate) struct Context {
     pub(crate) lobby: Arc<Directory>,
     /// Where AI moves are computed.
     pub(crate) ai: AiPool,
+    /// Where the room hands its finished games.
+    #[allow(dead_code)] // the skeleton: the actor writes games in the next commit
+    pub(crate) store: Store,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
     /// The room actors, so shutdown waits for rooms to stop and save themselves.

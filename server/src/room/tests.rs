@@ -20,6 +20,7 @@ use crate::ai_worker::AiPool;
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::peer::{Attachment, Kick, Peer};
+use crate::store::{DataLocation, Store};
 
 const WAIT: Duration = Duration::from_secs(10);
 
@@ -29,6 +30,7 @@ fn server(config: Config) -> Context {
     Context {
         lobby: Arc::new(Lobby::new(config.max_rooms, config.max_rooms_per_session)),
         ai: AiPool::new(config.ai_threads, tracker.clone()),
+        store: Store::open(&DataLocation::Memory).expect("a memory store opens"),
         config: Arc::new(config),
         tracker,
         rooms: TaskTracker::new(),
