@@ -98,8 +98,9 @@ pub(crate) struct SavedChat {
 }
 
 /// What the store keeps of a session: enough to resume it with its current token after a
-/// restart, and nothing that resumes it without one.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// restart, and nothing that resumes it without one. Its `Debug` leaves the hash out:
+/// not a secret, but nothing for the logs either.
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct SessionRecord {
     /// The session.
     pub(crate) session: SessionId,
@@ -109,4 +110,13 @@ pub(crate) struct SessionRecord {
     pub(crate) selector: String,
     /// SHA-256 of the current token's verifier.
     pub(crate) verifier_hash: [u8; 32],
+}
+
+impl std::fmt::Debug for SessionRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionRecord")
+            .field("session", &self.session)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
 }
