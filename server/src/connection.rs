@@ -356,6 +356,14 @@ impl Connection {
                 };
             tokio::select! {
                 () = shutdown.cancelled() => {
+                    // With a data file the rooms and sessions were saved before this
+                    // bye: the client is to come back with its token.
+                    if self.state.store.keeps_live() {
+                        return Ending::bye(
+                            ByeReason::Restarting,
+                            "the server is restarting; reconnect with your token to resume",
+                        );
+                    }
                     return Ending::bye(ByeReason::Shutdown, "the server is shutting down");
                 }
                 () = kick.kicked() => {

@@ -21,6 +21,7 @@ use crate::refusal::Refusal;
 use crate::room::{self, Member, Request};
 use crate::room_spec::{CreateRoom, RoomSpec};
 use crate::state::ServerState;
+use crate::store::LiveWrite;
 use crate::text;
 
 /// What the server announces as itself in `welcome`.
@@ -392,6 +393,11 @@ impl Handler {
         }
         self.session = Some(opened.session);
         self.name = name;
+        // A new or rotated token: the store keeps its hash, so the token resumes the
+        // session after a restart too.
+        state
+            .store
+            .checkpoint(LiveWrite::Session(opened.record.clone()));
         // The connection's span names the session from now on.
         tracing::Span::current().record("session", tracing::field::display(opened.session));
         tracing::info!(resumed = opened.resumed, "session opened");
@@ -435,6 +441,14 @@ impl Handler {
             }
         }
         let Some(grace) = grace else { return };
+        let expires_at = std::time::SystemTime::now()
+            .checked_add(state.config.reconnect_grace)
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        state.store.checkpoint(LiveWrite::SessionDetached {
+            session,
+            expires_at,
+        });
         expire_after_grace(state, session, grace, tracing::Span::current());
     }
 }
@@ -460,6 +474,7 @@ pub(crate) fn expire_after_grace(
             return;
         };
         tracing::debug!(%session, "session expired");
+        state.store.checkpoint(LiveWrite::SessionEnded(session));
         for room in rooms {
             if let Some(handle) = state.lobby.get(&room) {
                 handle.expire(session).await;

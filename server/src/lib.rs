@@ -39,6 +39,7 @@ mod peer;
 mod properties;
 mod rate;
 mod refusal;
+mod restart;
 mod room;
 mod room_spec;
 mod saved;

@@ -42,6 +42,8 @@ pub(crate) async fn run(
     let connections = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_IN_FLIGHT));
     let state = Arc::new(ServerState::new(config, store, shutdown.clone()));
+    // Before the first accept: a returning client must find its rooms.
+    crate::restart::restore(&state).await?;
     tracing::info!(%addr, "serving");
     loop {
         let accepted = tokio::select! {
@@ -106,6 +108,14 @@ pub(crate) async fn run(
             rooms = state.rooms.len(),
             "gave up waiting for rooms to stop"
         );
+    }
+    if state.store.keeps_live() {
+        // The saved rooms are on disk before anyone is told to come back for them.
+        match tokio::time::timeout(STORE_FLUSH_GRACE, state.store.flush()).await {
+            Ok(Ok(())) => tracing::info!("rooms and sessions saved"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "could not save rooms and sessions"),
+            Err(_) => tracing::warn!("gave up waiting for rooms and sessions to be saved"),
+        }
     }
     state.farewell.cancel();
     state.tracker.close();

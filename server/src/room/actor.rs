@@ -20,6 +20,10 @@ use super::{Command, Context, Member};
 use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
 use crate::room_spec::RoomSpec;
+use crate::store::LiveWrite;
+
+/// Why a room stops when the server shuts down.
+const SHUTTING_DOWN: &str = "server shutting down";
 
 /// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
 /// slots cover the cancelled ones still finishing.
@@ -111,7 +115,7 @@ impl RoomActor {
                 .deserted_since
                 .map(|t| t + self.context.config.room_idle_timeout);
             tokio::select! {
-                () = self.shutdown.cancelled() => break "server shutting down",
+                () = self.shutdown.cancelled() => break SHUTTING_DOWN,
                 () = sleep_until_some(deadline) => break "nobody connected",
                 command = commands.recv() => match command {
                     Some(command) => self.handle(command),
@@ -121,6 +125,15 @@ impl RoomActor {
             }
         };
         self.cancel_ai();
+        if reason == SHUTTING_DOWN && self.context.store.keeps_live() {
+            // Frozen from here: no command is taken after this snapshot, and the next
+            // server starts from it.
+            self.checkpoint(|t| Some(LiveWrite::Saved(Box::new(t.save()))));
+            self.context.lobby.remove(self.table.id());
+            tracing::info!(ply = self.table.snapshot().ply, "room saved for a restart");
+            return;
+        }
+        self.checkpoint(|t| Some(LiveWrite::RoomClosed(t.id().clone())));
         if self.table.game_unfinished() {
             metrics::game_abandoned();
         }
@@ -165,6 +178,13 @@ impl RoomActor {
                             text: line.text,
                         };
                         let dropped = self.audience.broadcast(message, Some((session, id)));
+                        self.checkpoint(|t| {
+                            let line = t.last_chat()?;
+                            Some(LiveWrite::Chat {
+                                room: t.id().clone(),
+                                line,
+                            })
+                        });
                         if !dropped.is_empty() {
                             self.drop_connections(dropped);
                             self.after_change(None);
@@ -218,6 +238,17 @@ impl RoomActor {
         self.start_ai();
         self.report_game_over();
         self.broadcast(requester);
+        self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
+    }
+
+    /// Hands the store what `write` makes of the table, when the store keeps live rooms
+    /// (a data file); otherwise builds nothing. Never waits.
+    fn checkpoint(&self, write: impl FnOnce(&Table) -> Option<LiveWrite>) {
+        if self.context.store.keeps_live()
+            && let Some(write) = write(&self.table)
+        {
+            self.context.store.checkpoint(write);
+        }
     }
 
     /// After a move: as [`RoomActor::after_change`], but everybody gets the move rather
@@ -234,9 +265,18 @@ impl RoomActor {
             self.audience
                 .broadcast_move(moved, || room_message(table.snapshot()), requester);
         self.publish();
+        // One appended row per move, never the whole room.
+        self.checkpoint(|t| {
+            let mv = t.last_move()?;
+            Some(LiveWrite::Move {
+                room: t.id().clone(),
+                mv,
+            })
+        });
         if !dropped.is_empty() {
             self.drop_connections(dropped);
             self.broadcast(None);
+            self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
         }
     }
 
