@@ -10,7 +10,14 @@
 //! ```sh
 //! cargo run --release -p inarow-e2e --bin load            # every phase
 //! cargo run --release -p inarow-e2e --bin load -- --quick # shorter phases
+//! cargo run --release -p inarow-e2e --bin load -- --humans --quick --data /tmp/load.db
 //! ```
+//!
+//! With `--data FILE` the human games run twice, side by side: on a server that keeps
+//! nothing (`:memory:`) and on one that keeps its rooms in FILE, checkpointing every move
+//! (the difference in CPU µs per move is the checkpoint's cost). The other phases run on
+//! the file server. `serve --data FILE` runs the child alone on FILE (the restart tests
+//! kill it).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -48,12 +55,17 @@ const THINK: Duration = Duration::from_millis(100);
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let data = args
+        .iter()
+        .position(|a| a == "--data")
+        .map(|i| args.get(i + 1).cloned().context("--data FILE"))
+        .transpose()?;
     if args.first().map(String::as_str) == Some("serve") {
-        return serve();
+        return serve(data.as_deref());
     }
     let quick = args.iter().any(|a| a == "--quick");
     let phase = Duration::from_secs(if quick { 4 } else { 10 });
-    let server = Server::start()?;
+    let server = Server::start(data.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -64,7 +76,7 @@ fn main() -> anyhow::Result<()> {
     };
     if picked("--memory") {
         // On a fresh server: the other parts leave rooms open for minutes.
-        let fresh = Server::start()?;
+        let fresh = Server::start(None)?;
         runtime.block_on(memory(&fresh))?;
     }
     println!(
@@ -72,6 +84,15 @@ fn main() -> anyhow::Result<()> {
         server.child.id()
     );
     if picked("--humans") {
+        if data.is_some() {
+            // The same games on a server that keeps nothing, for comparison.
+            let memory = Server::start(None)?;
+            println!();
+            println!("### data :memory: (no checkpoints)");
+            runtime.block_on(humans(&memory, phase))?;
+        }
+        println!();
+        println!("### data {}", data.as_deref().unwrap_or(":memory:"));
         runtime.block_on(humans(&server, phase))?;
     }
     if picked("--ai") {
@@ -81,9 +102,9 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// The child: an inarow server on a loopback port, with limits raised for load (the
-/// clients play as fast as they can, far above a person's message rate), until stdin
-/// closes.
-fn serve() -> anyhow::Result<()> {
+/// clients play as fast as they can, far above a person's message rate), keeping its
+/// rooms in `data` if given, until stdin closes.
+fn serve(data: Option<&str>) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -97,6 +118,9 @@ fn serve() -> anyhow::Result<()> {
             rate_per_second: 100_000,
             rate_burst: 100_000,
             ai_move_time: Duration::from_millis(AI_MOVE_MS),
+            data: data.map_or(inarow_server::DataLocation::Memory, |file| {
+                inarow_server::DataLocation::File(file.into())
+            }),
             ..inarow_server::Config::default()
         };
         let shutdown = tokio_util::sync::CancellationToken::new();
@@ -120,9 +144,13 @@ struct Server {
 }
 
 impl Server {
-    fn start() -> anyhow::Result<Server> {
-        let mut child = Command::new(std::env::current_exe()?)
-            .arg("serve")
+    fn start(data: Option<&str>) -> anyhow::Result<Server> {
+        let mut command = Command::new(std::env::current_exe()?);
+        command.arg("serve");
+        if let Some(file) = data {
+            command.arg("--data").arg(file);
+        }
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()?;
