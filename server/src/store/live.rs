@@ -335,3 +335,192 @@ impl super::Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use inarow_protocol::{Level, Mark, Rules};
+    use rusqlite::TransactionBehavior;
+
+    use super::*;
+    use crate::saved::SavedSeat;
+
+    fn database() -> Connection {
+        let mut conn = Connection::open_in_memory().expect("an in-memory database");
+        super::super::schema::migrate(&mut conn).expect("the schema");
+        conn
+    }
+
+    fn write(conn: &mut Connection, writes: &[LiveWrite]) {
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .expect("a transaction");
+        for w in writes {
+            w.apply(&tx).expect("the write applies");
+        }
+        tx.commit().expect("it commits");
+    }
+
+    fn session(n: u128) -> SessionId {
+        SessionId(uuid::Uuid::from_u128(n))
+    }
+
+    fn record(id: &str, game: u32) -> TableRecord {
+        TableRecord {
+            id: RoomId::from(id),
+            name: "ann's room".into(),
+            private: false,
+            creator: session(1),
+            rules: Rules {
+                width: 3,
+                height: 3,
+                k: 3,
+                gravity: false,
+            },
+            game,
+            seq: 7,
+            seats: [
+                SavedSeat::Human {
+                    session: session(1),
+                    name: "ann".into(),
+                    rematch: false,
+                },
+                SavedSeat::Ai {
+                    level: Level::Perfect,
+                },
+            ],
+            resigned: None,
+        }
+    }
+
+    fn mv(game: u32, ply: u32, mv: &str) -> LiveWrite {
+        LiveWrite::Move {
+            room: RoomId::from("room1"),
+            mv: SavedMove {
+                game,
+                ply,
+                mv: mv.into(),
+                seq: 10 + u64::from(ply),
+            },
+        }
+    }
+
+    #[test]
+    fn rooms_and_sessions_read_back_as_written() {
+        let mut conn = database();
+        let ann = SessionRecord {
+            session: session(1),
+            name: "ann".into(),
+            selector: "0123456789abcdef".into(),
+            verifier_hash: [7; 32],
+        };
+        write(
+            &mut conn,
+            &[
+                LiveWrite::Session(ann.clone()),
+                LiveWrite::Room(Box::new(record("room1", 1))),
+                mv(1, 0, "b2"),
+                mv(1, 1, "a1"),
+                // A rematch: game 2's record drops game 1's moves.
+                LiveWrite::Room(Box::new(record("room1", 2))),
+                mv(2, 0, "c3"),
+                // Written twice after a retried commit: still one row.
+                mv(2, 0, "c3"),
+                LiveWrite::SessionDetached {
+                    session: session(1),
+                    expires_at: 1_000,
+                },
+                LiveWrite::Room(Box::new(record("gone", 1))),
+                LiveWrite::RoomClosed(RoomId::from("gone")),
+            ],
+        );
+        for seq in 0..(CHAT_KEPT as u64 + 5) {
+            let line = SavedChat {
+                seq,
+                from: "ann".into(),
+                seat: Some(Mark::X),
+                text: format!("line {seq}"),
+            };
+            write(
+                &mut conn,
+                &[LiveWrite::Chat {
+                    room: RoomId::from("room1"),
+                    line,
+                }],
+            );
+        }
+        let live = load(&conn).expect("it loads");
+        assert!(live.unreadable_rooms.is_empty());
+        assert_eq!(live.rooms.len(), 1, "the closed room is gone");
+        let room = &live.rooms[0];
+        assert_eq!(room.table, record("room1", 2));
+        let moves: Vec<_> = room
+            .moves
+            .iter()
+            .map(|m| (m.game, m.ply, m.mv.as_str()))
+            .collect();
+        assert_eq!(moves, vec![(2, 0, "c3")]);
+        assert_eq!(room.chat.len(), CHAT_KEPT, "only the tail is kept");
+        assert_eq!(room.chat.last().map(|c| c.seq), Some(CHAT_KEPT as u64 + 4));
+        assert_eq!(live.sessions, vec![(ann, Some(1_000))]);
+
+        write(&mut conn, &[LiveWrite::SessionEnded(session(1))]);
+        assert!(load(&conn).expect("it loads").sessions.is_empty());
+    }
+
+    #[test]
+    fn a_saved_room_replaces_what_was_kept_of_it() {
+        let mut conn = database();
+        write(
+            &mut conn,
+            &[
+                LiveWrite::Room(Box::new(record("room1", 1))),
+                mv(1, 0, "b2"),
+                mv(1, 1, "a1"),
+                mv(1, 2, "c1"),
+            ],
+        );
+        let saved = SavedRoom {
+            table: record("room1", 1),
+            moves: vec![SavedMove {
+                game: 1,
+                ply: 0,
+                mv: "b2".into(),
+                seq: 12,
+            }],
+            chat: Vec::new(),
+        };
+        write(&mut conn, &[LiveWrite::Saved(Box::new(saved.clone()))]);
+        let live = load(&conn).expect("it loads");
+        assert_eq!(live.rooms, vec![saved]);
+    }
+
+    #[test]
+    fn unreadable_rows_are_skipped_not_fatal() {
+        let mut conn = database();
+        write(
+            &mut conn,
+            &[
+                LiveWrite::Room(Box::new(record("room1", 1))),
+                LiveWrite::Room(Box::new(record("room2", 1))),
+                LiveWrite::Room(Box::new(record("room3", 1))),
+            ],
+        );
+        conn.execute_batch(
+            "UPDATE live_rooms SET record = '{not json' WHERE id = 'room1';
+             UPDATE live_rooms SET record = replace(record, 'room3', 'other') WHERE id = 'room3';
+             INSERT INTO live_moves VALUES ('room2', 1, 0, 'b2', 'not a number');
+             INSERT INTO live_chat VALUES ('room2', 1, 'garbage');
+             INSERT INTO live_sessions VALUES ('not a uuid', 'x', 'sel', x'00', NULL);
+             INSERT INTO live_sessions VALUES
+                 ('00000000-0000-0000-0000-000000000002', 'bob', 'sel2', x'0102', NULL);",
+        )
+        .expect("damage done");
+        let live = load(&conn).expect("damage is not fatal");
+        let mut unreadable: Vec<String> =
+            live.unreadable_rooms.iter().map(|r| r.0.clone()).collect();
+        unreadable.sort();
+        assert_eq!(unreadable, vec!["room1", "room2", "room3"]);
+        assert!(live.rooms.is_empty());
+        assert!(live.sessions.is_empty());
+    }
+}
