@@ -329,3 +329,54 @@ async fn a_killed_server_loses_no_move_older_than_a_second() {
     finish_against_ai(&mut cy2, at, &opening).await;
     drop(second);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seats_and_rooms_nobody_comes_back_to_go_as_usual() {
+    let dir = DataDir::new("no-return");
+    let first = TestServer::start(on_file(&dir.file(), fast_config())).await;
+    let mut ann = first.lobby("Ann").await;
+    let mut bob = first.lobby("Bob").await;
+    let c4 = connect_four(&mut ann, &mut bob).await;
+    let mut cy = first.lobby("Cy").await;
+    let mut dee = first.lobby("Dee").await;
+    let deserted = connect_four(&mut cy, &mut dee).await;
+    first.shutdown().await;
+
+    // A grace far longer than a resume takes, far shorter than a receive's timeout.
+    let second = TestServer::start(on_file(
+        &dir.file(),
+        Config {
+            reconnect_grace: Duration::from_secs(3),
+            room_idle_timeout: Duration::from_millis(100),
+            ..fast_config()
+        },
+    ))
+    .await;
+    let (mut ann2, at) = resume(second.addr(), &ann, "Ann", &c4).await;
+    assert_eq!(at.ply, 4);
+    // Bob never comes back: his seat empties when the grace ends, as for any drop.
+    let waiting = ann2
+        .wait_room(|s| s.id == c4 && matches!(s.seats[1].occupant, Occupant::Empty))
+        .await;
+    assert_eq!(waiting.status, GameStatus::Waiting);
+    assert_eq!(
+        waiting.ply, 4,
+        "the game is kept for whoever takes the seat"
+    );
+
+    // Nobody came back to Cy and Dee's room: it closes.
+    let deadline = tokio::time::Instant::now() + inarow_e2e::RECV_TIMEOUT;
+    loop {
+        let rooms = ann2.list_rooms().await;
+        assert!(rooms.iter().any(|r| r.id == c4), "Ann's room stays open");
+        if !rooms.iter().any(|r| r.id == deserted) {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the deserted room is still listed: {rooms:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    second.shutdown().await;
+}
