@@ -49,6 +49,7 @@
 mod ai;
 mod book;
 mod position;
+pub mod record;
 pub mod reference;
 mod rules;
 

@@ -9,8 +9,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use inarow_protocol::{
-    ByeReason, ClientFrame, ClientMessage, ErrorCode, GameId, PROTOCOL_VERSIONS, RequestId, RoomId,
-    ServerMessage, SessionId, decode_client,
+    ByeReason, ClientFrame, ClientMessage, DEFAULT_HISTORY_LIMIT, ErrorCode, GameId, GameRecord,
+    MAX_HISTORY_LIMIT, PROTOCOL_VERSIONS, RequestId, RoomId, ServerMessage, SessionId,
+    decode_client,
 };
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -20,8 +21,10 @@ use crate::rate::{RateLimiter, RateVerdict};
 use crate::refusal::Refusal;
 use crate::room::{self, Member, Request};
 use crate::room_spec::{CreateRoom, RoomSpec};
+use crate::snapshot;
 use crate::state::ServerState;
 use crate::store::LiveWrite;
+use crate::store::StoreError;
 use crate::text;
 
 /// What the server announces as itself in `welcome`.
@@ -272,24 +275,8 @@ impl Handler {
                 name,
                 limit,
                 before,
-            } => {
-                // The game store is not wired in yet: say so with the code a client must
-                // handle anyway when the store cannot be read.
-                tracing::debug!(?name, ?limit, ?before, "history asked; no store");
-                self.error(
-                    id,
-                    ErrorCode::StoreUnavailable,
-                    "this server keeps no finished games",
-                );
-            }
-            Route::Game(game) => {
-                tracing::debug!(%game, "game asked; no store");
-                self.error(
-                    id,
-                    ErrorCode::StoreUnavailable,
-                    "this server keeps no finished games",
-                );
-            }
+            } => self.history(name, limit, before, id).await,
+            Route::Game(game) => self.game(game, id).await,
             Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(session, request, id.clone()) {
                     self.refuse(id, refusal);
@@ -298,6 +285,85 @@ impl Handler {
             Route::Room(room, request) => self.room_request(session, room, id, request).await,
         }
         None
+    }
+
+    /// Answers `history` from the store (on the blocking pool; the connection waits for
+    /// its answer so that replies keep the order of requests).
+    async fn history(
+        &self,
+        name: Option<String>,
+        limit: Option<u32>,
+        before: Option<GameId>,
+        id: Option<RequestId>,
+    ) {
+        let limit = match limit {
+            None => DEFAULT_HISTORY_LIMIT,
+            Some(0) => {
+                let message = format!("limit is from 1 to {MAX_HISTORY_LIMIT}");
+                return self.error(id, ErrorCode::BadRequest, message);
+            }
+            Some(n) => n.min(MAX_HISTORY_LIMIT),
+        };
+        let name = match name {
+            None => None,
+            Some(name) => match text::display_name(&name, self.state.config.max_name_chars) {
+                Ok(name) => Some(name),
+                Err(message) => return self.error(id, ErrorCode::InvalidName, message),
+            },
+        };
+        match self.state.store.history(name, limit, before).await {
+            Ok((page, record)) => self.send(
+                ServerMessage::History {
+                    games: page.games,
+                    more: page.more,
+                    record: record.map(Box::new),
+                },
+                id,
+            ),
+            Err(error) => self.store_unavailable(id, &error),
+        }
+    }
+
+    /// Answers `game` from the store, with the game's text record.
+    async fn game(&self, game: GameId, id: Option<RequestId>) {
+        let finished = match self.state.store.game(game).await {
+            Ok(Some(finished)) => finished,
+            Ok(None) => {
+                let message = format!("this server keeps no game {game}");
+                return self.error(id, ErrorCode::UnknownGame, message);
+            }
+            Err(error) => return self.store_unavailable(id, &error),
+        };
+        match snapshot::record_text(&finished.summary, &finished.moves) {
+            Ok(text) => self.send(
+                ServerMessage::Game {
+                    game: Box::new(GameRecord {
+                        summary: finished.summary,
+                        moves: finished.moves,
+                        text,
+                    }),
+                },
+                id,
+            ),
+            Err(problem) => {
+                tracing::error!(%game, %problem, "a stored game does not replay");
+                self.error(
+                    id,
+                    ErrorCode::StoreUnavailable,
+                    format!("game {game} is damaged in the store"),
+                );
+            }
+        }
+    }
+
+    /// A read of the store failed: the client is told, the connection goes on.
+    fn store_unavailable(&self, id: Option<RequestId>, error: &StoreError) {
+        tracing::warn!(%error, "store read failed");
+        self.error(
+            id,
+            ErrorCode::StoreUnavailable,
+            "the server could not read its game store; try again later",
+        );
     }
 
     /// Validates a `create_room` and opens the room; the room answers the creator.

@@ -48,8 +48,6 @@ mod saved;
 mod session;
 mod snapshot;
 mod state;
-// The skeleton: rooms start writing and dispatch reading in the next commits.
-#[allow(dead_code, unused_imports)]
 mod store;
 mod text;
 mod tls;

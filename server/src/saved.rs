@@ -7,7 +7,7 @@
 //! resignation, `seq`), rewritten when one of those changes; one [`SavedMove`] per move
 //! of the current game; and the chat tail ([`SavedChat`]).
 
-use inarow_protocol::{self as wire, Level, Mark, RoomId, SessionId};
+use inarow_protocol::{self as wire, GameId, Level, Mark, RoomId, SessionId};
 use serde::{Deserialize, Serialize};
 
 /// Chat lines a room keeps, and the store with it, for the record; older ones are
@@ -36,6 +36,13 @@ pub(crate) struct TableRecord {
     pub(crate) seats: [SavedSeat; 2],
     /// The winner of the current game by resignation.
     pub(crate) resigned: Option<Mark>,
+    /// When the current game could first be played (ms since the Unix epoch), for its
+    /// record in the store.
+    #[serde(default)]
+    pub(crate) started_at: Option<u64>,
+    /// The id under which the store keeps the room's last finished game.
+    #[serde(default)]
+    pub(crate) last_game: Option<GameId>,
 }
 
 /// Who sits in a seat, as saved.
@@ -71,6 +78,8 @@ pub(crate) struct SavedMove {
     pub(crate) mv: String,
     /// The `seq` of its `moved` event.
     pub(crate) seq: u64,
+    /// How long the player took over it, in ms (for the game's record).
+    pub(crate) ms: u64,
 }
 
 /// A whole room as saved: its record, the current game's moves in order, its chat tail.

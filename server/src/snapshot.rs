@@ -1,9 +1,11 @@
 //! The one place where engine types become wire types: marks, levels, rules, statuses,
-//! whole room snapshots and `moved` events.
+//! whole room snapshots, `moved` events and the text record of a finished game.
 
+use inarow_engine::record::{self, Record, RecordResult};
 use inarow_engine::{self as engine, Cell, Position};
 use inarow_protocol::{
-    self as wire, GameStatus, Mark, MoveEvent, RoomId, RoomSnapshot, SeatInfo, ServerMessage,
+    self as wire, GameId, GameStatus, GameSummary, Mark, MoveEvent, PlayedMove, RoomId,
+    RoomSnapshot, SeatInfo, ServerMessage,
 };
 
 /// The wire mark of an engine player.
@@ -21,6 +23,11 @@ pub(crate) fn engine_level(level: wire::Level) -> engine::Level {
         wire::Level::Medium => engine::Level::Medium,
         wire::Level::Perfect => engine::Level::Perfect,
     }
+}
+
+/// The name an AI seat goes by in game records: `AI (perfect)`.
+pub(crate) fn ai_name(level: wire::Level) -> String {
+    format!("AI ({level})")
 }
 
 /// The wire form of validated engine rules.
@@ -99,6 +106,8 @@ pub(crate) struct RoomFacts<'a> {
     pub(crate) resigned: Option<Mark>,
     /// Spectators' names.
     pub(crate) spectators: Vec<String>,
+    /// The id of the room's last finished game, once one has ended.
+    pub(crate) last_game: Option<GameId>,
 }
 
 /// Builds a room snapshot.
@@ -138,7 +147,7 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         status,
         last_move: facts.position.last_cell().map(|c| c.to_string()),
         spectators: facts.spectators,
-        last_game: None,
+        last_game: facts.last_game,
     }
 }
 
@@ -163,6 +172,94 @@ pub(crate) fn moved(
         by: mark(position.get(cell)?),
         status,
     }))
+}
+
+/// The text record (docs/protocol.md, "Game records") of a finished game: its tags, then
+/// its moves with the time each took as a comment.
+///
+/// # Errors
+/// Why the stored rules or moves do not make a game (a damaged store).
+pub(crate) fn record_text(game: &GameSummary, moves: &[PlayedMove]) -> Result<String, String> {
+    let r = game.rules;
+    let rules = engine::Rules::new(r.width, r.height, r.k, r.gravity).map_err(|e| e.to_string())?;
+    let mut position = Position::new(rules);
+    for played in moves {
+        let mv = rules
+            .parse_move(&played.mv)
+            .map_err(|e| format!("{}: {e}", played.mv))?;
+        position
+            .try_play(mv)
+            .map_err(|e| format!("{}: {e}", played.mv))?;
+    }
+    let (result, termination) = match &game.result {
+        GameStatus::Won { winner, line } => (won_by(*winner), format!("line {}", line.join(" "))),
+        GameStatus::Resigned { winner } => (won_by(*winner), "resigned".to_owned()),
+        GameStatus::Drawn => (RecordResult::Drawn, "board full".to_owned()),
+        GameStatus::Waiting | GameStatus::Playing { .. } => {
+            (RecordResult::Unfinished, "unfinished".to_owned())
+        }
+    };
+    let mut tags = vec![("Game".to_owned(), game.game.to_string())];
+    if let Some(room) = &game.room {
+        tags.push(("Room".to_owned(), room.0.clone()));
+    }
+    tags.extend(Record::rules_tags(rules));
+    for (tag, player) in [("X", &game.x), ("O", &game.o)] {
+        tags.push((tag.to_owned(), player.name.clone()));
+        if let Some(level) = player.ai {
+            tags.push((format!("{tag}AI"), level.to_string()));
+        }
+    }
+    tags.push(("Start".to_owned(), utc_timestamp(game.started_at)));
+    tags.push(("End".to_owned(), utc_timestamp(game.ended_at)));
+    tags.push(("Result".to_owned(), result.token().to_owned()));
+    tags.push(("Termination".to_owned(), termination));
+    let comments = moves
+        .iter()
+        .map(|m| Some(record::seconds_comment(m.ms)))
+        .collect();
+    Ok(Record {
+        tags,
+        position,
+        comments,
+        result,
+    }
+    .to_string())
+}
+
+fn won_by(winner: Mark) -> RecordResult {
+    match winner {
+        Mark::X => RecordResult::XWon,
+        Mark::O => RecordResult::OWon,
+    }
+}
+
+/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC, seconds truncated).
+pub(crate) fn utc_timestamp(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`, for days on or after the epoch).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    (year, month, day)
 }
 
 #[cfg(test)]
@@ -212,7 +309,63 @@ mod tests {
             position,
             resigned: None,
             spectators: vec!["bob".into()],
+            last_game: None,
         }
+    }
+
+    #[test]
+    fn timestamps_are_utc_dates() {
+        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_timestamp(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(utc_timestamp(1_795_450_900_999), "2026-11-23T16:21:40Z");
+        assert_eq!(utc_timestamp(4_102_444_799_000), "2099-12-31T23:59:59Z");
+    }
+
+    /// The `game` example of docs/protocol.md: its `text` is what the server writes.
+    #[test]
+    fn the_record_text_is_the_documented_one() {
+        let frame = r#"{"type": "game", "id": 12, "game": {"game": 42, "room": "k7m2q9xa", "number": 3, "rules": {"width": 3, "height": 3, "k": 3, "gravity": false}, "x": {"name": "ann"}, "o": {"name": "bob"}, "result": {"state": "won", "winner": "X", "line": ["a1", "b2", "c3"]}, "ply": 5, "started_at": 1795450900000, "ended_at": 1795450912000, "moves": [{"move": "b2", "cell": "b2", "by": "X", "ms": 2100}, {"move": "a2", "cell": "a2", "by": "O", "ms": 3400}, {"move": "a1", "cell": "a1", "by": "X", "ms": 1800}, {"move": "c1", "cell": "c1", "by": "O", "ms": 2500}, {"move": "c3", "cell": "c3", "by": "X", "ms": 2200}], "text": "[Game \"42\"]\n[Room \"k7m2q9xa\"]\n[Board \"3x3\"]\n[K \"3\"]\n[Gravity \"no\"]\n[X \"ann\"]\n[O \"bob\"]\n[Start \"2026-11-23T16:21:40Z\"]\n[End \"2026-11-23T16:21:52Z\"]\n[Result \"1-0\"]\n[Termination \"line a1 b2 c3\"]\n\n1. b2 {2.1s} a2 {3.4s} 2. a1 {1.8s} c1 {2.5s} 3. c3 {2.2s} 1-0\n"}}"#;
+        let ServerMessage::Game { game } = wire::decode_server(frame).expect("golden").message
+        else {
+            panic!("not a game");
+        };
+        let text = record_text(&game.summary, &game.moves).expect("a valid game");
+        assert_eq!(text, game.text);
+    }
+
+    #[test]
+    fn ai_players_get_a_level_tag_and_resignations_a_termination() {
+        let summary = GameSummary {
+            game: GameId(7),
+            room: None,
+            number: 1,
+            rules: rules(engine::Rules::connect4()),
+            x: wire::PlayerRef {
+                name: "ann".into(),
+                ai: None,
+            },
+            o: wire::PlayerRef {
+                name: ai_name(wire::Level::Easy),
+                ai: Some(wire::Level::Easy),
+            },
+            result: GameStatus::Resigned { winner: Mark::O },
+            ply: 1,
+            started_at: 0,
+            ended_at: 1000,
+        };
+        let moves = [PlayedMove {
+            mv: "d".into(),
+            cell: "d1".into(),
+            by: Mark::X,
+            ms: 1000,
+        }];
+        let text = record_text(&summary, &moves).expect("valid");
+        assert!(!text.contains("[Room"), "{text}");
+        assert!(text.contains("[O \"AI (easy)\"]\n[OAI \"easy\"]"), "{text}");
+        assert!(text.contains("[Termination \"resigned\"]"), "{text}");
+        assert!(text.ends_with("1. d {1.0s} 0-1\n"), "{text}");
+        let back = Record::parse(&text).expect("the engine reads it");
+        assert_eq!(back.position.ply(), 1);
     }
 
     #[test]

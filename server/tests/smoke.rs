@@ -161,6 +161,10 @@ async fn hello_create_a_room_against_the_ai_and_play() {
         current.moves
     );
 
+    // The snapshot after the game's end names the id the store keeps it under.
+    let kept = snapshot_until(&mut ws, |s| s.last_game.is_some()).await;
+    assert_eq!(kept.moves, current.moves);
+
     send(&mut ws, 99, ClientMessage::ListRooms {}).await;
     let rooms = recv(&mut ws).await;
     assert_eq!(rooms.id, Some(RequestId::Number(99)));

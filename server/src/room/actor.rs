@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use inarow_protocol::{RequestId, RoomId, RoomSnapshot, ServerMessage, SessionId};
+use inarow_protocol::{GameId, RequestId, RoomId, RoomSnapshot, ServerMessage, SessionId};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -24,6 +24,7 @@ use crate::store::LiveWrite;
 
 /// Why a room stops when the server shuts down.
 const SHUTTING_DOWN: &str = "server shutting down";
+use crate::store::Write;
 
 /// Answers from AI jobs waiting for the room; a room runs one job at a time, so a few
 /// slots cover the cancelled ones still finishing.
@@ -232,11 +233,15 @@ impl RoomActor {
         self.audience.sync(&self.table, None);
     }
 
-    /// After a change: start or cancel AI work, report a finished game, and send
-    /// everybody the new snapshot (the requester's copy carrying its request id).
+    /// After a change: start or cancel AI work, hand a finished game to the store, and
+    /// send everybody the new snapshot (the requester's copy carrying its request id).
     fn after_change(&mut self, requester: Requester) {
+        let now = unix_ms();
+        self.table.note_time(now);
         self.start_ai();
-        self.report_game_over();
+        if let Some(kept) = self.report_game_over(now) {
+            self.table.set_last_game(kept);
+        }
         self.broadcast(requester);
         self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
     }
@@ -252,11 +257,18 @@ impl RoomActor {
     }
 
     /// After a move: as [`RoomActor::after_change`], but everybody gets the move rather
-    /// than a whole snapshot (protocol 1 connections still get the snapshot).
+    /// than a whole snapshot (protocol 1 connections still get the snapshot). A move that
+    /// ends the game is followed by a snapshot showing `last_game`, which a `moved` event
+    /// cannot carry.
     fn after_move(&mut self, requester: Requester) {
+        let now = unix_ms();
+        self.table.note_time(now);
         self.start_ai();
-        self.report_game_over();
+        let kept = self.report_game_over(now);
         let Some(moved) = self.table.next_moved() else {
+            if let Some(kept) = kept {
+                self.table.set_last_game(kept);
+            }
             self.broadcast(requester);
             return;
         };
@@ -273,21 +285,32 @@ impl RoomActor {
                 mv,
             })
         });
+        let resend = !dropped.is_empty() || kept.is_some();
         if !dropped.is_empty() {
             self.drop_connections(dropped);
+        }
+        if let Some(kept) = kept {
+            self.table.set_last_game(kept);
+        }
+        if resend {
             self.broadcast(None);
             self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
         }
     }
 
-    fn report_game_over(&mut self) {
+    /// Counts a started game, and hands a game that has just ended to the store's
+    /// writer (never waiting for the disk): the id it is kept under.
+    fn report_game_over(&mut self, now: u64) -> Option<GameId> {
         if self.table.game_started() {
             metrics::game_started();
         }
-        if let Some(result) = self.table.game_over() {
-            tracing::info!(game = self.table.game(), ?result, "game over");
-            metrics::game_finished();
-        }
+        let result = self.table.game_over()?;
+        let store = &self.context.store;
+        let id = store.next_game_id();
+        tracing::info!(game = self.table.game(), kept_as = %id, ?result, "game over");
+        metrics::game_finished();
+        store.write(Write::Game(Box::new(self.table.finished_game(id, now))));
+        Some(id)
     }
 
     /// Updates the room's listing in the lobby.
@@ -386,6 +409,14 @@ fn room_message(snapshot: RoomSnapshot) -> ServerMessage {
     ServerMessage::Room {
         room: Box::new(snapshot),
     }
+}
+
+/// The wall-clock time in milliseconds since the Unix epoch, for game records (a clock
+/// set before 1970 reads as 0).
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
 async fn sleep_until_some(deadline: Option<Instant>) {

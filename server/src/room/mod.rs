@@ -55,7 +55,6 @@ pub(crate) struct Context {
     /// Where AI moves are computed.
     pub(crate) ai: AiPool,
     /// Where the room hands its finished games.
-    #[allow(dead_code)] // the skeleton: the actor writes games in the next commit
     pub(crate) store: Store,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
@@ -231,7 +230,10 @@ pub(crate) fn restore(
     saved: SavedRoom,
     known: impl Fn(SessionId) -> bool,
 ) -> Result<Vec<SessionId>, NotRestored> {
-    let mut table = Table::restore(saved, context.config.max_chat_chars)?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let mut table = Table::restore(saved, context.config.max_chat_chars, now_ms)?;
     for session in table.held_sessions() {
         if !known(session) {
             table.expire(session);

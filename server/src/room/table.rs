@@ -8,6 +8,7 @@
 
 mod ai;
 mod persist;
+mod record;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -16,7 +17,7 @@ use std::collections::{HashMap, VecDeque};
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
-    ErrorCode, GameStatus, Level, Mark, RoomId, SeatChoice, SeatRequest, SessionId,
+    ErrorCode, GameId, GameStatus, Level, Mark, RoomId, SeatChoice, SeatRequest, SessionId,
 };
 
 pub(crate) use self::ai::AiAnswer;
@@ -157,6 +158,10 @@ pub(crate) struct Table {
     next_job: u64,
     /// The last [`CHAT_TAIL`] chat lines, oldest first.
     chat: VecDeque<ChatLine>,
+    /// When the current game started and how long each move took (for the store).
+    clock: record::GameClock,
+    /// The id under which the store keeps the room's last finished game.
+    last_game: Option<GameId>,
 }
 
 fn seat_index(mark: Mark) -> usize {
@@ -209,6 +214,8 @@ impl Table {
             pending_ai: None,
             next_job: 1,
             chat: VecDeque::new(),
+            clock: record::GameClock::default(),
+            last_game: None,
         };
         if table.seat_of(creator_id).is_none() {
             table.spectators.push(creator_id);
@@ -613,6 +620,7 @@ impl Table {
             self.resigned = None;
             self.over_reported = false;
             self.start_reported = false;
+            self.clock = record::GameClock::default();
             self.game = self.game.saturating_add(1);
         }
         Ok(Outcome::Changed)

@@ -1,8 +1,12 @@
 //! Finished games in the database: the row a room hands to the writer, and the queries
 //! `history` and `game` answer from.
 
-use inarow_protocol::{GameStatus, GameSummary, Level, Mark, PlayedMove};
-use rusqlite::{Transaction, params};
+use inarow_protocol::{
+    GameId, GameStatus, GameSummary, Level, Mark, OpponentTally, PlayedMove, PlayerRecord,
+    PlayerRef, RoomId, Rules, Tally,
+};
+use rusqlite::types::Type;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
 /// A game that has ended, as the room hands it to the store: what `history` lists of it,
 /// and every move. Its record text is built when it is read, so the text format can
@@ -14,6 +18,19 @@ pub(crate) struct FinishedGame {
     /// Every move, in order, with the time each took.
     pub(crate) moves: Vec<PlayedMove>,
 }
+
+/// One page of `history`, newest first.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HistoryPage {
+    /// The games of the page.
+    pub(crate) games: Vec<GameSummary>,
+    /// Whether older games (matching the same filter) remain.
+    pub(crate) more: bool,
+}
+
+/// The columns a [`GameSummary`] is read from, in the order [`summary`] reads them.
+const SUMMARY_COLUMNS: &str = "id, room, number, width, height, k, gravity, x_name, x_ai, \
+     o_name, o_ai, result, winner, line, ply, started_at, ended_at";
 
 /// The text of a mark in the database.
 pub(super) fn mark_text(mark: Mark) -> &'static str {
@@ -30,6 +47,200 @@ pub(super) fn level_text(level: Level) -> &'static str {
         Level::Medium => "medium",
         Level::Perfect => "perfect",
     }
+}
+
+fn mark_from(text: &str) -> Option<Mark> {
+    match text {
+        "X" => Some(Mark::X),
+        "O" => Some(Mark::O),
+        _ => None,
+    }
+}
+
+fn level_from(text: &str) -> Option<Level> {
+    match text {
+        "easy" => Some(Level::Easy),
+        "medium" => Some(Level::Medium),
+        "perfect" => Some(Level::Perfect),
+        _ => None,
+    }
+}
+
+/// A column whose text this server does not recognise: the file was damaged or written
+/// by something else.
+fn bad_column(column: usize, what: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(column, Type::Text, format!("bad {what}").into())
+}
+
+/// A stored id or time as the wire's unsigned number.
+fn unsigned(row: &Row<'_>, column: usize) -> rusqlite::Result<u64> {
+    let value: i64 = row.get(column)?;
+    u64::try_from(value)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(column, Type::Integer, e.into()))
+}
+
+/// Reads a row of [`SUMMARY_COLUMNS`].
+fn summary(row: &Row<'_>) -> rusqlite::Result<GameSummary> {
+    let player = |name: usize, ai: usize| -> rusqlite::Result<PlayerRef> {
+        let level: Option<String> = row.get(ai)?;
+        Ok(PlayerRef {
+            name: row.get(name)?,
+            ai: match level {
+                Some(text) => Some(level_from(&text).ok_or_else(|| bad_column(ai, "AI level"))?),
+                None => None,
+            },
+        })
+    };
+    let result: String = row.get(11)?;
+    let winner: Option<String> = row.get(12)?;
+    let winner = || {
+        winner
+            .as_deref()
+            .and_then(mark_from)
+            .ok_or_else(|| bad_column(12, "winner"))
+    };
+    let result = match result.as_str() {
+        "won" => GameStatus::Won {
+            winner: winner()?,
+            line: row
+                .get::<_, Option<String>>(13)?
+                .unwrap_or_default()
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect(),
+        },
+        "resigned" => GameStatus::Resigned { winner: winner()? },
+        "drawn" => GameStatus::Drawn,
+        _ => return Err(bad_column(11, "result")),
+    };
+    Ok(GameSummary {
+        game: GameId(unsigned(row, 0)?),
+        room: row.get::<_, Option<String>>(1)?.map(RoomId),
+        number: row.get(2)?,
+        rules: Rules {
+            width: row.get(3)?,
+            height: row.get(4)?,
+            k: row.get(5)?,
+            gravity: row.get(6)?,
+        },
+        x: player(7, 8)?,
+        o: player(9, 10)?,
+        result,
+        ply: row.get(14)?,
+        started_at: unsigned(row, 15)?,
+        ended_at: unsigned(row, 16)?,
+    })
+}
+
+/// A page of finished games, newest first: at most `limit`, only those with an id below
+/// `before` and, with `name`, only those a player of that name played.
+pub(super) fn history(
+    conn: &Connection,
+    name: Option<&str>,
+    limit: u32,
+    before: Option<GameId>,
+) -> rusqlite::Result<HistoryPage> {
+    let before = before.map_or(i64::MAX, |id| i64::try_from(id.0).unwrap_or(i64::MAX));
+    // One more than asked, to know whether more remain.
+    let fetch = i64::from(limit) + 1;
+    let mut games = match name {
+        None => conn
+            .prepare(&format!(
+                "SELECT {SUMMARY_COLUMNS} FROM games WHERE id < ?1 ORDER BY id DESC LIMIT ?2"
+            ))?
+            .query_map(params![before, fetch], summary)?
+            .collect::<rusqlite::Result<Vec<_>>>()?,
+        // Each name index gives that name's ids in order; the union of the two is small
+        // next to the whole table, which `x_name = ? OR o_name = ?` might scan instead.
+        Some(name) => conn
+            .prepare(&format!(
+                "SELECT {SUMMARY_COLUMNS} FROM games WHERE id IN ( \
+                   SELECT id FROM games WHERE x_name = ?1 AND id < ?2 \
+                   UNION ALL SELECT id FROM games WHERE o_name = ?1 AND id < ?2) \
+                 ORDER BY id DESC LIMIT ?3"
+            ))?
+            .query_map(params![name, before, fetch], summary)?
+            .collect::<rusqlite::Result<Vec<_>>>()?,
+    };
+    let more = games.len() > limit as usize;
+    games.truncate(limit as usize);
+    Ok(HistoryPage { games, more })
+}
+
+/// `name`'s wins, draws and losses over every kept game, in total and against each
+/// opponent (a person by name, an AI by level), most games first.
+pub(super) fn player_record(conn: &Connection, name: &str) -> rusqlite::Result<PlayerRecord> {
+    let mut statement = conn.prepare(
+        "SELECT MIN(opp_name), opp_ai, SUM(w), SUM(d), SUM(l), COUNT(*) AS n FROM ( \
+           SELECT o_name AS opp_name, o_ai AS opp_ai, winner IS 'X' AS w, \
+                  result = 'drawn' AS d, winner IS 'O' AS l \
+             FROM games WHERE x_name = ?1 \
+           UNION ALL \
+           SELECT x_name, x_ai, winner IS 'O', result = 'drawn', winner IS 'X' \
+             FROM games WHERE o_name = ?1) \
+         GROUP BY CASE WHEN opp_ai IS NULL THEN opp_name END, opp_ai \
+         ORDER BY n DESC, opp_ai IS NOT NULL, MIN(opp_name), opp_ai",
+    )?;
+    let opponents = statement
+        .query_map(params![name], |row| {
+            let level: Option<String> = row.get(1)?;
+            Ok(OpponentTally {
+                opponent: PlayerRef {
+                    name: row.get(0)?,
+                    ai: match level {
+                        Some(text) => {
+                            Some(level_from(&text).ok_or_else(|| bad_column(1, "AI level"))?)
+                        }
+                        None => None,
+                    },
+                },
+                tally: Tally {
+                    wins: row.get(2)?,
+                    draws: row.get(3)?,
+                    losses: row.get(4)?,
+                },
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let total = opponents.iter().fold(Tally::default(), |sum, o| Tally {
+        wins: sum.wins + o.tally.wins,
+        draws: sum.draws + o.tally.draws,
+        losses: sum.losses + o.tally.losses,
+    });
+    Ok(PlayerRecord {
+        name: name.to_owned(),
+        total,
+        opponents,
+    })
+}
+
+/// One finished game with its moves; `None` if no game has that id.
+pub(super) fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<FinishedGame>> {
+    let Ok(key) = i64::try_from(id.0) else {
+        return Ok(None);
+    };
+    let Some(summary) = conn
+        .prepare(&format!(
+            "SELECT {SUMMARY_COLUMNS} FROM games WHERE id = ?1"
+        ))?
+        .query_row(params![key], summary)
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let moves = conn
+        .prepare("SELECT move, cell, by, ms FROM moves WHERE game = ?1 ORDER BY ply")?
+        .query_map(params![key], |row| {
+            let by: String = row.get(2)?;
+            Ok(PlayedMove {
+                mv: row.get(0)?,
+                cell: row.get(1)?,
+                by: mark_from(&by).ok_or_else(|| bad_column(2, "mark"))?,
+                ms: unsigned(row, 3)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Some(FinishedGame { summary, moves }))
 }
 
 /// Inserts `game` and its moves.

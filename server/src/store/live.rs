@@ -168,14 +168,15 @@ fn put_record(tx: &Transaction<'_>, record: &TableRecord) -> rusqlite::Result<()
 
 fn put_move(tx: &Transaction<'_>, room: &RoomId, mv: &SavedMove) -> rusqlite::Result<()> {
     tx.execute(
-        "INSERT OR REPLACE INTO live_moves (room, game, ply, move, seq) \
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT OR REPLACE INTO live_moves (room, game, ply, move, seq, ms) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
             room.0,
             mv.game,
             mv.ply,
             mv.mv,
-            i64::try_from(mv.seq).unwrap_or(i64::MAX)
+            i64::try_from(mv.seq).unwrap_or(i64::MAX),
+            i64::try_from(mv.ms).unwrap_or(i64::MAX)
         ],
     )?;
     Ok(())
@@ -233,8 +234,9 @@ pub(crate) fn load(conn: &Connection) -> Result<Live, StoreError> {
     }
     let mut moves: HashMap<String, Vec<SavedMove>> = HashMap::new();
     let mut bad: Vec<String> = Vec::new();
-    let mut rows =
-        conn.prepare("SELECT room, game, ply, move, seq FROM live_moves ORDER BY room, game, ply")?;
+    let mut rows = conn.prepare(
+        "SELECT room, game, ply, move, seq, ms FROM live_moves ORDER BY room, game, ply",
+    )?;
     let mut query = rows.query([])?;
     while let Some(row) = query.next()? {
         let room: String = row.get(0)?;
@@ -244,6 +246,7 @@ pub(crate) fn load(conn: &Connection) -> Result<Live, StoreError> {
                 ply: row.get(2)?,
                 mv: row.get(3)?,
                 seq: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
+                ms: u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
             })
         })();
         match read {
@@ -378,6 +381,8 @@ mod tests {
             },
             game,
             seq: 7,
+            started_at: Some(1_000),
+            last_game: None,
             seats: [
                 SavedSeat::Human {
                     session: session(1),
@@ -400,6 +405,7 @@ mod tests {
                 ply,
                 mv: mv.into(),
                 seq: 10 + u64::from(ply),
+                ms: 250,
             },
         }
     }
@@ -486,6 +492,7 @@ mod tests {
                 ply: 0,
                 mv: "b2".into(),
                 seq: 12,
+                ms: 0,
             }],
             chat: Vec::new(),
         };
@@ -508,7 +515,7 @@ mod tests {
         conn.execute_batch(
             "UPDATE live_rooms SET record = '{not json' WHERE id = 'room1';
              UPDATE live_rooms SET record = replace(record, 'room3', 'other') WHERE id = 'room3';
-             INSERT INTO live_moves VALUES ('room2', 1, 0, 'b2', 'not a number');
+             INSERT INTO live_moves VALUES ('room2', 1, 0, 'b2', 'not a number', 0);
              INSERT INTO live_chat VALUES ('room2', 1, 'garbage');
              INSERT INTO live_sessions VALUES ('not a uuid', 'x', 'sel', x'00', NULL);
              INSERT INTO live_sessions VALUES

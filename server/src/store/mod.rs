@@ -24,11 +24,11 @@ use std::sync::mpsc::{self, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use inarow_protocol::GameId;
+use inarow_protocol::{GameId, PlayerRecord};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
-pub(crate) use self::games::FinishedGame;
+pub(crate) use self::games::{FinishedGame, HistoryPage};
 pub(crate) use self::live::LiveWrite;
 use self::schema::MigrateError;
 pub(crate) use self::writer::Write;
@@ -49,6 +49,9 @@ const WRITE_BUSY_TIMEOUT: Duration = Duration::from_millis(250);
 const READ_BUSY_TIMEOUT: Duration = Duration::from_secs(2);
 /// Idle read connections kept open for the next read.
 const READ_POOL: usize = 4;
+/// How long a read waits for writes queued before it (so that a game that has just
+/// ended can be read at once) before it reads what is on disk anyway.
+const READ_CATCH_UP: Duration = Duration::from_secs(1);
 
 /// Where the store keeps its data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -244,14 +247,19 @@ impl Store {
     /// queue is full (the disk has been failing for long) the write is dropped and
     /// logged as an error.
     pub(crate) fn write(&self, write: Write) {
+        // Counted before it is sent, so the writer never settles more than was queued.
+        let stats = &self.inner.stats;
+        stats.queued.fetch_add(1, Ordering::Relaxed);
         match self.inner.writes.try_send(Command::Write(write)) {
             Ok(()) => {}
             Err(TrySendError::Full(Command::Write(write))) => {
-                self.inner.stats.dropped.fetch_add(1, Ordering::Relaxed);
-                tracing::error!(write = ?write, "store queue full: write dropped");
+                stats.queued.fetch_sub(1, Ordering::Relaxed);
+                stats.dropped.fetch_add(1, Ordering::Relaxed);
+                tracing::error!(write = %write.describe(), "store queue full: write dropped");
             }
             Err(_) => {
-                self.inner.stats.dropped.fetch_add(1, Ordering::Relaxed);
+                stats.queued.fetch_sub(1, Ordering::Relaxed);
+                stats.dropped.fetch_add(1, Ordering::Relaxed);
                 tracing::error!("store writer is gone: write dropped");
             }
         }
@@ -274,6 +282,21 @@ impl Store {
         done.await.map_err(|_| StoreError::Closed)
     }
 
+    /// Waits (up to [`READ_CATCH_UP`]) for the writes queued so far, if any, so that a
+    /// reader sees the games that have just ended; a stuck disk only delays it.
+    async fn catch_up(&self) {
+        let stats = &self.inner.stats;
+        if stats.settled.load(Ordering::Relaxed) >= stats.queued.load(Ordering::Relaxed) {
+            return;
+        }
+        if tokio::time::timeout(READ_CATCH_UP, self.flush())
+            .await
+            .is_err()
+        {
+            tracing::debug!("read without waiting further for queued writes");
+        }
+    }
+
     /// Runs `query` on a read connection on the blocking pool.
     ///
     /// # Errors
@@ -289,7 +312,40 @@ impl Store {
             .map_err(|_| StoreError::Closed)?
     }
 
+    /// A page of finished games, newest first (see [`games::history`]), and with a
+    /// `name` that name's record.
+    ///
+    /// # Errors
+    /// A failed query, or [`StoreError::Closed`].
+    pub(crate) async fn history(
+        &self,
+        name: Option<String>,
+        limit: u32,
+        before: Option<GameId>,
+    ) -> Result<(HistoryPage, Option<PlayerRecord>), StoreError> {
+        self.catch_up().await;
+        self.read(move |conn| {
+            let page = games::history(conn, name.as_deref(), limit, before)?;
+            let record = match &name {
+                Some(name) => Some(games::player_record(conn, name)?),
+                None => None,
+            };
+            Ok((page, record))
+        })
+        .await
+    }
+
+    /// One finished game with its moves, or `None` if the store does not keep it.
+    ///
+    /// # Errors
+    /// A failed query, or [`StoreError::Closed`].
+    pub(crate) async fn game(&self, id: GameId) -> Result<Option<FinishedGame>, StoreError> {
+        self.catch_up().await;
+        self.read(move |conn| Ok(games::game(conn, id)?)).await
+    }
+
     /// The writer's counters.
+    #[cfg(test)]
     pub(crate) fn stats(&self) -> &WriterStats {
         &self.inner.stats
     }

@@ -77,6 +77,7 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
             ply INTEGER NOT NULL,
             move TEXT NOT NULL,
             seq INTEGER NOT NULL,
+            ms INTEGER NOT NULL,
             PRIMARY KEY (room, game, ply)
         ) WITHOUT ROWID;
         CREATE TABLE live_chat (

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use inarow_protocol::{
-    GameId, GameStatus, GameSummary, Level, Mark, PlayedMove, PlayerRef, RoomId, Rules,
+    GameId, GameStatus, GameSummary, Level, Mark, PlayedMove, PlayerRef, RoomId, Rules, Tally,
 };
 use rusqlite::Connection;
 
@@ -181,4 +181,141 @@ async fn a_refused_write_is_dropped_alone() {
     let games = store.read(|conn| Ok(count(conn, "games"))).await.unwrap();
     assert_eq!(games, 2);
     assert_eq!(store.stats().dropped.load(Ordering::Relaxed), 1);
+}
+
+fn won(winner: Mark) -> GameStatus {
+    GameStatus::Won {
+        winner,
+        line: vec!["a1".into(), "b2".into(), "c3".into()],
+    }
+}
+
+/// Ann's games: against bob, the perfect AI and the easy AI, plus games she is not in.
+async fn ann_store() -> Store {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    let games = [
+        game(1, "ann", "bob", won(Mark::X)),
+        game(2, "bob", "ann", won(Mark::X)),
+        game(3, "ann", "AI perfect", drawn()),
+        game(4, "cy", "dee", drawn()),
+        game(
+            5,
+            "AI perfect",
+            "ann",
+            GameStatus::Resigned { winner: Mark::X },
+        ),
+        game(6, "ann", "bob", GameStatus::Resigned { winner: Mark::X }),
+        game(7, "AI easy", "ann", won(Mark::O)),
+        game(8, "bob", "ann", drawn()),
+        game(9, "AI perfect", "ann", won(Mark::X)),
+    ];
+    for g in games {
+        store.write(Write::Game(Box::new(g)));
+    }
+    store
+}
+
+fn ids(page: &HistoryPage) -> Vec<u64> {
+    page.games.iter().map(|g| g.game.0).collect()
+}
+
+#[tokio::test]
+async fn history_pages_newest_first() {
+    let store = ann_store().await;
+    let (page, record) = store.history(None, 4, None).await.unwrap();
+    assert_eq!(ids(&page), [9, 8, 7, 6]);
+    assert!(page.more);
+    assert_eq!(record, None);
+    let (page, _) = store.history(None, 4, Some(GameId(6))).await.unwrap();
+    assert_eq!(ids(&page), [5, 4, 3, 2]);
+    assert!(page.more);
+    let (page, _) = store.history(None, 4, Some(GameId(2))).await.unwrap();
+    assert_eq!(ids(&page), [1]);
+    assert!(!page.more);
+    let (page, _) = store.history(None, 5, Some(GameId(6))).await.unwrap();
+    assert_eq!(ids(&page), [5, 4, 3, 2, 1]);
+    assert!(!page.more, "exactly the rest is not more");
+    // What was written comes back as it was.
+    let (page, _) = store.history(None, 1, Some(GameId(2))).await.unwrap();
+    assert_eq!(page.games[0], game(1, "ann", "bob", won(Mark::X)).summary);
+}
+
+#[tokio::test]
+async fn history_by_name_lists_that_players_games_and_record() {
+    let store = ann_store().await;
+    let (page, record) = store.history(Some("bob".into()), 2, None).await.unwrap();
+    assert_eq!(ids(&page), [8, 6]);
+    assert!(page.more);
+    let (page, _) = store
+        .history(Some("bob".into()), 2, Some(GameId(6)))
+        .await
+        .unwrap();
+    assert_eq!(ids(&page), [2, 1]);
+    assert!(!page.more);
+    let bob = record.unwrap();
+    assert_eq!(
+        (bob.total.wins, bob.total.draws, bob.total.losses),
+        (1, 1, 2)
+    );
+
+    let (page, record) = store.history(Some("ann".into()), 100, None).await.unwrap();
+    assert_eq!(ids(&page), [9, 8, 7, 6, 5, 3, 2, 1]);
+    let ann = record.unwrap();
+    assert_eq!(ann.name, "ann");
+    assert_eq!(
+        ann.total,
+        Tally {
+            wins: 3,
+            draws: 2,
+            losses: 3
+        }
+    );
+    let rows: Vec<(String, Option<Level>, u32, u32, u32)> = ann
+        .opponents
+        .iter()
+        .map(|o| {
+            (
+                o.opponent.name.clone(),
+                o.opponent.ai,
+                o.tally.wins,
+                o.tally.draws,
+                o.tally.losses,
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("bob".to_owned(), None, 2, 1, 1),
+            ("AI perfect".to_owned(), Some(Level::Perfect), 0, 1, 2),
+            ("AI easy".to_owned(), Some(Level::Easy), 1, 0, 0),
+        ]
+    );
+
+    let (page, record) = store
+        .history(Some("nobody".into()), 10, None)
+        .await
+        .unwrap();
+    assert!(page.games.is_empty() && !page.more);
+    let nobody = record.unwrap();
+    assert_eq!(nobody.total, Tally::default());
+    assert!(nobody.opponents.is_empty());
+}
+
+#[tokio::test]
+async fn a_game_reads_back_with_its_moves() {
+    let store = ann_store().await;
+    let kept = store.game(GameId(7)).await.unwrap().unwrap();
+    assert_eq!(kept, game(7, "AI easy", "ann", won(Mark::O)));
+    assert_eq!(store.game(GameId(70)).await.unwrap(), None);
+    assert_eq!(store.game(GameId(u64::MAX)).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_private_rooms_game_is_kept_without_its_room() {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    let mut private = game(1, "ann", "bob", drawn());
+    private.summary.room = None;
+    store.write(Write::Game(Box::new(private.clone())));
+    assert_eq!(store.game(GameId(1)).await.unwrap(), Some(private));
 }

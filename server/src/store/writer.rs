@@ -48,7 +48,7 @@ impl Write {
     }
 
     /// What the logs call this write.
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         match self {
             Write::Game(game) => format!("game {}", game.summary.game),
             Write::Live(live) => live.describe(),
@@ -68,6 +68,10 @@ pub(super) enum Command {
 /// them).
 #[derive(Debug, Default)]
 pub(crate) struct WriterStats {
+    /// Writes accepted onto the queue.
+    pub(crate) queued: AtomicU64,
+    /// Writes the writer is done with: committed, or refused by SQLite.
+    pub(crate) settled: AtomicU64,
     /// Writes committed.
     pub(crate) committed: AtomicU64,
     /// Failed commit attempts that were retried.
@@ -119,6 +123,9 @@ fn commit(conn: &Mutex<Connection>, batch: &[Write], stats: &WriterStats) {
                 stats
                     .committed
                     .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                stats
+                    .settled
+                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
                 if attempt > 1 {
                     tracing::info!(
                         attempt,
@@ -146,6 +153,7 @@ fn commit(conn: &Mutex<Connection>, batch: &[Write], stats: &WriterStats) {
         }
         if let [only] = batch {
             stats.dropped.fetch_add(1, Ordering::Relaxed);
+            stats.settled.fetch_add(1, Ordering::Relaxed);
             tracing::error!(%error, write = %only.describe(), "store refused a write; dropped");
             return;
         }

@@ -11,6 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use inarow_engine::{Position, Rules};
 use inarow_protocol::Mark;
 
+use super::record::GameClock;
 use super::{ChatLine, Member, Seat, Table, ai, seat_index};
 use crate::saved::{CHAT_TAIL, SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
 use crate::snapshot;
@@ -63,6 +64,8 @@ impl Table {
             seq: self.seq,
             seats,
             resigned: self.resigned,
+            started_at: self.clock.started_at(),
+            last_game: self.last_game,
         }
     }
 
@@ -76,6 +79,7 @@ impl Table {
             ply: u32::try_from(ply).ok()?,
             mv: mv.to_string(),
             seq: self.seq,
+            ms: self.clock.move_ms(ply).unwrap_or(0),
         })
     }
 
@@ -97,6 +101,7 @@ impl Table {
                 ply: u32::try_from(ply).unwrap_or(u32::MAX),
                 mv: mv.to_string(),
                 seq: self.seq,
+                ms: self.clock.move_ms(ply).unwrap_or(0),
             })
             .collect();
         SavedRoom {
@@ -110,11 +115,17 @@ impl Table {
     /// sessions (nobody connected), no spectators, the current game replayed to its
     /// saved ply, AI seats with fresh players and no job yet (the actor asks
     /// [`Table::reconcile_ai`]). Its `seq` is past every saved one by
-    /// [`RESTORE_SEQ_GAP`]. A finished game is not reported as finished again.
+    /// [`RESTORE_SEQ_GAP`]. A finished game is not reported as finished again. The
+    /// game's clock keeps its start and its moves' times; the next move's time counts
+    /// from `now_ms`.
     ///
     /// # Errors
     /// [`RestoreError`] when the rules or the moves are not ones the server played.
-    pub(crate) fn restore(saved: SavedRoom, max_chat_chars: usize) -> Result<Table, RestoreError> {
+    pub(crate) fn restore(
+        saved: SavedRoom,
+        max_chat_chars: usize,
+        now_ms: u64,
+    ) -> Result<Table, RestoreError> {
         let SavedRoom {
             table: record,
             moves,
@@ -193,6 +204,12 @@ impl Table {
             pending_ai: None,
             next_job: 1,
             chat,
+            clock: GameClock::restored(
+                record.started_at,
+                moves.iter().map(|m| m.ms).collect(),
+                now_ms,
+            ),
+            last_game: record.last_game,
         };
         table.over_reported = table.status().is_over();
         Ok(table)

@@ -3,8 +3,8 @@
 
 use inarow_engine::Rules;
 use inarow_protocol::{
-    ErrorCode, GameStatus, Level, Mark, Occupant, RoomId, SeatChoice, SeatPlan, SeatRequest,
-    SessionId,
+    ErrorCode, GameId, GameStatus, Level, Mark, Occupant, RoomId, SeatChoice, SeatPlan,
+    SeatRequest, SessionId,
 };
 use uuid::Uuid;
 
@@ -404,12 +404,107 @@ fn replacing_an_ai_seat_abandons_its_job() {
     assert_eq!(t.pending_ai(), Some(again.job));
 }
 
+#[test]
+fn the_clock_starts_when_both_seats_are_filled_and_times_each_move() {
+    let ann = person("ann", 1);
+    let bob = person("bob", 2);
+    let mut t = table(&ann, SeatRequest::Me, SeatRequest::Open);
+    t.note_time(500);
+    sit(&mut t, &bob, SeatChoice::O).expect("bob sits");
+    t.note_time(1_000);
+    for (ply, (who, mv, at)) in [
+        (&ann, "b2", 3_100),
+        (&bob, "a2", 6_500),
+        (&ann, "a1", 8_300),
+        (&bob, "c1", 10_800),
+        (&ann, "c3", 13_000),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        play(&mut t, who, ply as u32, mv).expect("legal");
+        t.note_time(at);
+    }
+    assert!(t.game_over().is_some());
+    let kept = t.finished_game(GameId(42), 13_000);
+    let s = &kept.summary;
+    assert_eq!((s.game, s.number, s.ply), (GameId(42), 1, 5));
+    assert_eq!((s.started_at, s.ended_at), (1_000, 13_000));
+    assert_eq!(s.room, Some(RoomId::from("room")));
+    assert_eq!((s.x.name.as_str(), s.o.name.as_str()), ("ann", "bob"));
+    assert_eq!((s.x.ai, s.o.ai), (None, None));
+    assert!(matches!(
+        s.result,
+        GameStatus::Won {
+            winner: Mark::X,
+            ..
+        }
+    ));
+    let times: Vec<u64> = kept.moves.iter().map(|m| m.ms).collect();
+    assert_eq!(times, [2_100, 3_400, 1_800, 2_500, 2_200]);
+    let by: Vec<Mark> = kept.moves.iter().map(|m| m.by).collect();
+    assert_eq!(by, [Mark::X, Mark::O, Mark::X, Mark::O, Mark::X]);
+
+    // The snapshot names the kept game once the actor says where it is kept.
+    assert_eq!(t.snapshot().last_game, None);
+    t.set_last_game(GameId(42));
+    assert_eq!(t.snapshot().last_game, Some(GameId(42)));
+
+    // A rematch starts a new clock; the last game stays named until the next one ends.
+    t.request(ann.clone(), Request::Rematch).expect("ann asks");
+    t.request(bob.clone(), Request::Rematch).expect("bob asks");
+    t.note_time(20_000);
+    play(&mut t, &bob, 0, "a1").expect("bob is X now");
+    t.note_time(19_000);
+    t.request(ann.clone(), Request::Resign)
+        .expect("ann resigns");
+    t.note_time(25_000);
+    assert!(t.game_over().is_some());
+    let kept = t.finished_game(GameId(43), 25_000);
+    assert_eq!(kept.summary.started_at, 20_000);
+    assert_eq!(kept.summary.number, 2);
+    assert_eq!(kept.summary.x.name, "bob");
+    assert_eq!(
+        kept.summary.result,
+        GameStatus::Resigned { winner: Mark::X }
+    );
+    assert_eq!(kept.moves.len(), 1);
+    assert_eq!(kept.moves[0].ms, 0, "a clock that went back counts no time");
+    assert_eq!(t.snapshot().last_game, Some(GameId(42)));
+}
+
+#[test]
+fn an_ai_seat_is_recorded_by_level_and_a_private_room_without_its_id() {
+    let ann = person("ann", 1);
+    let spec = RoomSpec {
+        name: "secret".into(),
+        rules: Rules::tictactoe(),
+        seats: SeatPlan {
+            x: SeatRequest::Ai {
+                level: Level::Perfect,
+            },
+            o: SeatRequest::Me,
+        },
+        private: true,
+    };
+    let mut t = Table::new(RoomId::from("code"), spec, ann.clone(), 500);
+    t.note_time(7);
+    t.request(ann, Request::Resign)
+        .expect("ann resigns at once");
+    t.note_time(9);
+    let kept = t.finished_game(GameId(1), 9);
+    assert_eq!(kept.summary.room, None);
+    assert_eq!(kept.summary.started_at, 7);
+    assert_eq!(kept.summary.x.name, "AI (perfect)");
+    assert_eq!(kept.summary.x.ai, Some(Level::Perfect));
+}
+
 /// Saves `t` through its JSON record (as the store keeps it) and restores it.
 fn restart(t: &Table) -> Table {
     let mut saved = t.save();
     let json = serde_json::to_string(&saved.table).expect("a record serialises");
     saved.table = serde_json::from_str(&json).expect("and reads back");
-    Table::restore(saved, 500).expect("a saved table restores")
+    Table::restore(saved, 500, 0).expect("a saved table restores")
 }
 
 #[test]
@@ -558,22 +653,22 @@ fn corrupt_saved_rooms_are_refused_not_played() {
         ..taken.moves[0].clone()
     });
     assert!(matches!(
-        Table::restore(taken, 500).err(),
+        Table::restore(taken, 500, 0).err(),
         Some(RestoreError::Move { ply: 1, .. })
     ));
     let mut gap = good.clone();
     gap.moves[0].ply = 3;
-    assert!(Table::restore(gap, 500).is_err());
+    assert!(Table::restore(gap, 500, 0).is_err());
     let mut other_game = good.clone();
     other_game.moves[0].game = 7;
-    assert!(Table::restore(other_game, 500).is_err());
+    assert!(Table::restore(other_game, 500, 0).is_err());
     let mut rules = good.clone();
     rules.table.rules.k = 0;
     assert!(matches!(
-        Table::restore(rules, 500).err(),
+        Table::restore(rules, 500, 0).err(),
         Some(RestoreError::Rules(_))
     ));
     let mut garbage = good;
     garbage.moves[0].mv = "é!".to_owned();
-    assert!(Table::restore(garbage, 500).is_err());
+    assert!(Table::restore(garbage, 500, 0).is_err());
 }

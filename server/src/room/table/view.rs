@@ -44,6 +44,7 @@ impl Table {
             position: &self.position,
             resigned: self.resigned,
             spectators,
+            last_game: self.last_game,
         })
     }
 

@@ -1,0 +1,127 @@
+//! The table's account of its current game for the store: when the game started, how
+//! long each move took, and the finished game as the store keeps it.
+//!
+//! The table has no clock: the actor passes the wall-clock time (milliseconds since the
+//! Unix epoch) to [`Table::note_time`] after every change, so tests drive time by hand.
+
+use inarow_protocol::{GameId, GameStatus, GameSummary, Mark, PlayedMove, PlayerRef};
+
+use super::{Seat, Table, seat_index};
+use crate::snapshot;
+use crate::store::FinishedGame;
+
+/// When the current game started and how long its moves took.
+#[derive(Debug, Default, Clone)]
+pub(super) struct GameClock {
+    /// When both seats were first filled with the game not over (the first move could be
+    /// played); `None` before.
+    started_at: Option<u64>,
+    /// When the last move was played (or the game started): the next move's time counts
+    /// from here.
+    last_at: u64,
+    /// Each move's time, in milliseconds, parallel to the position's moves.
+    move_ms: Vec<u64>,
+}
+
+impl GameClock {
+    /// The clock of a game restored after a restart: started at `started_at`, its moves
+    /// having taken `move_ms`; the next move's time counts from `now_ms`, since nobody
+    /// could move while the server was down.
+    pub(super) fn restored(started_at: Option<u64>, move_ms: Vec<u64>, now_ms: u64) -> GameClock {
+        GameClock {
+            started_at,
+            last_at: now_ms,
+            move_ms,
+        }
+    }
+
+    /// When the game started, if it has.
+    pub(super) fn started_at(&self) -> Option<u64> {
+        self.started_at
+    }
+
+    /// How long move `ply` took, if it is known.
+    pub(super) fn move_ms(&self, ply: usize) -> Option<u64> {
+        self.move_ms.get(ply).copied()
+    }
+}
+
+impl Table {
+    /// Takes the time `now_ms` (milliseconds since the Unix epoch) after a change: starts
+    /// the game's clock once it can be played, and times every move played since the
+    /// last call. A clock that went backwards counts as no time.
+    pub(crate) fn note_time(&mut self, now_ms: u64) {
+        let playing = matches!(self.status(), GameStatus::Playing { .. });
+        let clock = &mut self.clock;
+        if clock.started_at.is_none() && (playing || self.position.ply() > 0) {
+            clock.started_at = Some(now_ms);
+            clock.last_at = now_ms;
+        }
+        while clock.move_ms.len() < self.position.ply() {
+            clock.move_ms.push(now_ms.saturating_sub(clock.last_at));
+            clock.last_at = now_ms;
+        }
+    }
+
+    /// The game just ended, as the store keeps it under `id`, ended at `ended_at`. Call
+    /// it when [`Table::game_over`] reports the end, after [`Table::note_time`].
+    pub(crate) fn finished_game(&self, id: GameId, ended_at: u64) -> FinishedGame {
+        let moves = self
+            .position
+            .history()
+            .iter()
+            .zip(self.position.landed())
+            .enumerate()
+            .map(|(ply, (mv, cell))| PlayedMove {
+                mv: mv.to_string(),
+                cell: cell.to_string(),
+                by: if ply % 2 == 0 { Mark::X } else { Mark::O },
+                ms: self.clock.move_ms.get(ply).copied().unwrap_or(0),
+            })
+            .collect();
+        FinishedGame {
+            summary: GameSummary {
+                game: id,
+                // A private room's id is its invite code: not for the public history.
+                room: (!self.private).then(|| self.id.clone()),
+                number: self.game,
+                rules: snapshot::rules(self.position.rules()),
+                x: self.player_ref(Mark::X),
+                o: self.player_ref(Mark::O),
+                result: self.status(),
+                ply: u32::try_from(self.position.ply()).unwrap_or(u32::MAX),
+                started_at: self.clock.started_at.unwrap_or(ended_at),
+                ended_at,
+            },
+            moves,
+        }
+    }
+
+    /// Records that the room's last finished game is kept as `id` (snapshots show it).
+    pub(crate) fn set_last_game(&mut self, id: GameId) {
+        self.last_game = Some(id);
+    }
+
+    /// Who sits at `mark`, as the record names them.
+    fn player_ref(&self, mark: Mark) -> PlayerRef {
+        match &self.seats[seat_index(mark)] {
+            Seat::Human { session, .. } => PlayerRef {
+                name: self
+                    .members
+                    .get(session)
+                    .map(|m| m.name.clone())
+                    .unwrap_or_default(),
+                ai: None,
+            },
+            Seat::Ai { level, .. } => PlayerRef {
+                name: snapshot::ai_name(*level),
+                ai: Some(*level),
+            },
+            // A game ends only with both seats filled; an empty one is named as nobody.
+            Seat::Empty => PlayerRef {
+                name: String::new(),
+                ai: None,
+            },
+        }
+    }
+}
