@@ -672,3 +672,40 @@ fn corrupt_saved_rooms_are_refused_not_played() {
     garbage.moves[0].mv = "é!".to_owned();
     assert!(Table::restore(garbage, 500, 0).is_err());
 }
+
+#[test]
+fn a_game_spanning_a_restart_keeps_its_start_and_move_times() {
+    let (mut t, ann, bob) = game();
+    t.note_time(1_000);
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    t.note_time(3_000);
+    play(&mut t, &bob, 1, "a1").expect("bob answers");
+    t.note_time(4_500);
+    t.set_last_game(GameId(7));
+    let saved = t.save();
+    assert_eq!(saved.table.started_at, Some(1_000));
+    let times: Vec<u64> = saved.moves.iter().map(|m| m.ms).collect();
+    assert_eq!(times, [2_000, 1_500]);
+
+    // The server is down from 4,500 to 60,000: nobody could move meanwhile.
+    let mut r = Table::restore(saved, 500, 60_000).expect("it restores");
+    assert_eq!(r.snapshot().last_game, Some(GameId(7)));
+    r.resume(ann.clone());
+    r.resume(bob.clone());
+    for (ply, (who, mv, at)) in [
+        (&ann, "b1", 61_000),
+        (&bob, "c3", 62_000),
+        (&ann, "b3", 63_000),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        play(&mut r, who, ply as u32 + 2, mv).expect("legal");
+        r.note_time(at);
+    }
+    assert!(r.game_over().is_some());
+    let kept = r.finished_game(GameId(8), 63_000);
+    assert_eq!(kept.summary.started_at, 1_000);
+    let times: Vec<u64> = kept.moves.iter().map(|m| m.ms).collect();
+    assert_eq!(times, [2_000, 1_500, 1_000, 1_000, 1_000]);
+}
