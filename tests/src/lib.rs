@@ -29,6 +29,9 @@ pub use client::{Client, Closed, ErrorReply, RECV_TIMEOUT, Welcome};
 pub use oracle::{assert_won, check_result};
 pub use players::take_turns;
 pub use raw::{RawEnd, RawFrame, RawSocket};
-pub use requests::{perfect_ai, plan, tictactoe};
-pub use server::{Config, SHUTDOWN_WAIT, TestServer, TlsIdentity, fast_config, self_signed};
+pub use requests::{HistoryAnswer, perfect_ai, plan, tictactoe};
+pub use server::{
+    Config, DataLocation, SHUTDOWN_WAIT, TestServer, TlsIdentity, fast_config,
+    fast_config_with_data, self_signed,
+};
 pub use snapshot::{human_connected, mark_at, occupant, seat_of};

@@ -2,8 +2,8 @@
 //! expected reply arrives, and the arguments tests pass to them most often.
 
 use inarow_protocol::{
-    ClientMessage, Level, Mark, RoomId, RoomSnapshot, RoomSummary, RulesSpec, SeatChoice, SeatPlan,
-    SeatRequest, ServerMessage,
+    ClientMessage, GameId, GameRecord, GameSummary, Level, Mark, PlayerRecord, RoomId,
+    RoomSnapshot, RoomSummary, RulesSpec, SeatChoice, SeatPlan, SeatRequest, ServerMessage,
 };
 
 use crate::client::Client;
@@ -23,6 +23,17 @@ pub fn perfect_ai() -> SeatRequest {
     SeatRequest::Ai {
         level: Level::Perfect,
     }
+}
+
+/// The answer to `history`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryAnswer {
+    /// The page, newest first.
+    pub games: Vec<GameSummary>,
+    /// Whether older games remain.
+    pub more: bool,
+    /// The record of the name asked for.
+    pub record: Option<PlayerRecord>,
 }
 
 impl Client {
@@ -110,6 +121,41 @@ impl Client {
             chats += 1;
         }
         chats
+    }
+
+    /// Asks for a page of finished games (`history`); returns the games, whether more
+    /// remain, and the record of `name` if one was asked for.
+    pub async fn list_games(
+        &mut self,
+        name: Option<&str>,
+        limit: Option<u32>,
+        before: Option<GameId>,
+    ) -> HistoryAnswer {
+        let message = ClientMessage::History {
+            name: name.map(str::to_owned),
+            limit,
+            before,
+        };
+        match self.call(message).await {
+            ServerMessage::History {
+                games,
+                more,
+                record,
+            } => HistoryAnswer {
+                games,
+                more,
+                record: record.map(|r| *r),
+            },
+            other => panic!("{}: expected history, got {other:?}", self.label()),
+        }
+    }
+
+    /// Asks for one finished game's record (`game`).
+    pub async fn game_record(&mut self, game: GameId) -> GameRecord {
+        match self.call(ClientMessage::Game { game }).await {
+            ServerMessage::Game { game } => *game,
+            other => panic!("{}: expected a game, got {other:?}", self.label()),
+        }
     }
 
     /// Leaves `room`; fails unless `left` arrives.

@@ -9,7 +9,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub use inarow_server::{Config, TlsIdentity};
+pub use inarow_server::{Config, DataLocation, TlsIdentity};
 
 use crate::client::Client;
 
@@ -19,7 +19,9 @@ pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(15);
 
 /// A configuration for tests: AI moves without pacing and with a short time budget, and
 /// the per-address and per-session limits lifted, since every test client comes from
-/// 127.0.0.1 and some create many rooms (the tests of those limits set them).
+/// 127.0.0.1 and some create many rooms (the tests of those limits set them). Games are
+/// kept in memory; a test of the store sets [`Config::data`] to a file in a temporary
+/// directory (see [`fast_config_with_data`]).
 pub fn fast_config() -> Config {
     Config {
         ai_pace: Duration::ZERO,
@@ -29,6 +31,14 @@ pub fn fast_config() -> Config {
         max_sessions_per_ip: 100_000,
         max_rooms_per_session: 10_000,
         ..Config::default()
+    }
+}
+
+/// [`fast_config`] keeping its games in the SQLite file `path`.
+pub fn fast_config_with_data(path: impl Into<std::path::PathBuf>) -> Config {
+    Config {
+        data: DataLocation::File(path.into()),
+        ..fast_config()
     }
 }
 

@@ -9,10 +9,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use inarow_e2e::{Client, Config, TestServer, fast_config, plan, tictactoe};
+use inarow_e2e::{Client, Config, TestServer, fast_config, fast_config_with_data, plan, tictactoe};
 use inarow_protocol::{
-    ByeReason, ClientMessage, ErrorCode, GameStatus, Level, Mark, PROTOCOL_VERSION, RequestId,
-    RoomId, Rules, RulesSpec, SeatChoice, SeatRequest, ServerMessage,
+    ByeReason, ClientMessage, ErrorCode, GameId, GameStatus, Level, Mark, PROTOCOL_VERSION,
+    RequestId, RoomId, Rules, RulesSpec, SeatChoice, SeatRequest, ServerMessage,
 };
 
 type Scenario = fn() -> Pin<Box<dyn Future<Output = Vec<ErrorCode>> + Send>>;
@@ -33,6 +33,7 @@ const SCENARIOS: &[(&str, Scenario)] = &[
     ("too_many_rooms", || Box::pin(too_many_rooms())),
     ("too_many_connections", || Box::pin(too_many_connections())),
     ("too_many_sessions", || Box::pin(too_many_sessions())),
+    ("store_errors", || Box::pin(store_errors())),
 ];
 
 /// A request that must succeed: proves the connection is still usable.
@@ -329,6 +330,39 @@ async fn unknown_room() -> Vec<ErrorCode> {
         seen.push(c.expect_refused(join, ErrorCode::UnknownRoom).await.code);
     }
     c.open_room().await;
+    seen
+}
+
+/// unknown_game; store_unavailable, by taking the database file away before the first
+/// read (a read opens a connection of its own to the file, which is then missing).
+async fn store_errors() -> Vec<ErrorCode> {
+    let mut seen = Vec::new();
+    let server = TestServer::start(fast_config()).await;
+    let mut c = server.lobby("Reader").await;
+    let unknown = ClientMessage::Game { game: GameId(1) };
+    seen.push(c.expect_refused(unknown, ErrorCode::UnknownGame).await.code);
+
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let server = TestServer::start(fast_config_with_data(dir.path().join("gone.db"))).await;
+    let mut c = server.lobby("Reader").await;
+    drop(dir);
+    let history = ClientMessage::History {
+        name: None,
+        limit: None,
+        before: None,
+    };
+    seen.push(
+        c.expect_refused(history, ErrorCode::StoreUnavailable)
+            .await
+            .code,
+    );
+    let game = ClientMessage::Game { game: GameId(1) };
+    seen.push(
+        c.expect_refused(game, ErrorCode::StoreUnavailable)
+            .await
+            .code,
+    );
+    still_usable(&mut c).await;
     seen
 }
 
@@ -824,6 +858,7 @@ mod each {
         too_many_rooms,
         too_many_connections,
         too_many_sessions,
+        store_errors,
     );
 }
 

@@ -13,11 +13,11 @@
 //! cargo run --release -p inarow-e2e --bin load -- --humans --quick --data /tmp/load.db
 //! ```
 //!
-//! With `--data FILE` the human games run twice, side by side: on a server that keeps
-//! nothing (`:memory:`) and on one that keeps its rooms in FILE, checkpointing every move
-//! (the difference in CPU µs per move is the checkpoint's cost). The other phases run on
-//! the file server. `serve --data FILE` runs the child alone on FILE (the restart tests
-//! kill it).
+//! `--data FILE` keeps the server's finished games and live rooms in that SQLite file (as
+//! `inarow-server --data` does); without it they are kept in memory. With it the human
+//! games also run on a second server that keeps nothing (`:memory:`), side by side in one
+//! run: the difference in CPU µs per move is the cost of keeping games and checkpointing
+//! every move. `serve --data FILE` runs the child alone on FILE (the restart tests kill it).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -80,8 +80,9 @@ fn main() -> anyhow::Result<()> {
         runtime.block_on(memory(&fresh))?;
     }
     println!(
-        "# inarow load benchmark (server pid {}, {phase:?} per phase, AI budget {AI_MOVE_MS} ms)",
-        server.child.id()
+        "# inarow load benchmark (server pid {}, {phase:?} per phase, AI budget {AI_MOVE_MS} ms, games kept in {})",
+        server.child.id(),
+        data.as_deref().unwrap_or(":memory:")
     );
     if picked("--humans") {
         if data.is_some() {
@@ -102,8 +103,8 @@ fn main() -> anyhow::Result<()> {
 }
 
 /// The child: an inarow server on a loopback port, with limits raised for load (the
-/// clients play as fast as they can, far above a person's message rate), keeping its
-/// rooms in `data` if given, until stdin closes.
+/// clients play as fast as they can, far above a person's message rate), until stdin
+/// closes. Its games and live rooms are kept in `data` (a SQLite file), else in memory.
 fn serve(data: Option<&str>) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -122,8 +123,8 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
             rate_per_second: 100_000,
             rate_burst: 100_000,
             ai_move_time: Duration::from_millis(AI_MOVE_MS),
-            data: data.map_or(inarow_server::DataLocation::Memory, |file| {
-                inarow_server::DataLocation::File(file.into())
+            data: data.map_or(inarow_server::DataLocation::Memory, |path| {
+                inarow_server::DataLocation::parse(path)
             }),
             ..inarow_server::Config::default()
         };
@@ -151,8 +152,8 @@ impl Server {
     fn start(data: Option<&str>) -> anyhow::Result<Server> {
         let mut command = Command::new(std::env::current_exe()?);
         command.arg("serve");
-        if let Some(file) = data {
-            command.arg("--data").arg(file);
+        if let Some(data) = data {
+            command.args(["--data", data]);
         }
         let mut child = command
             .stdin(Stdio::piped())
