@@ -16,7 +16,7 @@ use inarow_protocol::SessionId;
 use crate::dispatch;
 use crate::room;
 use crate::state::ServerState;
-use crate::store::{LiveWrite, StoreError, live};
+use crate::store::{LiveWrite, StoreError};
 
 /// What a start restored.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub(crate) async fn restore(state: &Arc<ServerState>) -> Result<Restored, StoreE
         return Ok(Restored::default());
     }
     let started = Instant::now();
-    let saved = state.store.read(live::load).await?;
+    let saved = state.store.load_live().await?;
     for room in saved.unreadable_rooms {
         state.store.checkpoint(LiveWrite::RoomClosed(room));
     }

@@ -330,6 +330,22 @@ impl super::Store {
         matches!(self.location(), super::DataLocation::File(_))
     }
 
+    /// Reads every live room and session (see [`load`]) on the blocking pool, on a
+    /// connection of its own that is closed afterwards: a read at start has no reason to
+    /// hold a pooled connection (and the file) open for later reads. Nothing when live
+    /// rooms are not kept.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the file cannot be opened or its tables read.
+    pub(crate) async fn load_live(&self) -> Result<Live, StoreError> {
+        let super::DataLocation::File(path) = self.location().clone() else {
+            return Ok(Live::default());
+        };
+        tokio::task::spawn_blocking(move || load(&super::open_reader(&path)?))
+            .await
+            .map_err(|_| StoreError::Closed)?
+    }
+
     /// Queues `write` when live rooms are kept (see [`super::Store::keeps_live`]);
     /// never waits.
     pub(crate) fn checkpoint(&self, write: LiveWrite) {

@@ -13,7 +13,7 @@
 //! database).
 
 mod games;
-pub(crate) mod live;
+mod live;
 mod schema;
 mod writer;
 
