@@ -115,13 +115,14 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
         std::io::stdout().flush()?;
         let config = inarow_server::Config {
             max_connections: 20_000,
-            // Every load client comes from 127.0.0.1: lift the per-address limits.
-            max_connections_per_ip: 20_000,
-            new_connections_per_ip_per_minute: 1_000_000,
-            max_sessions_per_ip: 20_000,
             max_rooms: 20_000,
             rate_per_second: 100_000,
             rate_burst: 100_000,
+            // Every load client comes from 127.0.0.1: lift the per-address limits.
+            max_connections_per_ip: 100_000,
+            new_connections_per_ip_per_minute: 1_000_000,
+            max_sessions_per_ip: 100_000,
+            max_rooms_per_session: 100_000,
             ai_move_time: Duration::from_millis(AI_MOVE_MS),
             data: data.map_or(inarow_server::DataLocation::Memory, |path| {
                 inarow_server::DataLocation::parse(path)
