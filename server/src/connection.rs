@@ -160,7 +160,8 @@ pub(crate) async fn serve(
         // 1 KiB still reads one per call: 14.5 KiB of RSS per idle connection against 17.6
         // with 4 KiB (`load --memory`).
         .read_buffer_size(1024);
-    let shutdown = state.shutdown.child_token();
+    // Not `shutdown`: a connection says `bye` only once the rooms are saved.
+    let shutdown = state.farewell.child_token();
     let ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
     let _open = metrics::websocket_opened();
     let (sink, mut stream) = ws.split();
@@ -358,6 +359,14 @@ impl Connection {
                 };
             tokio::select! {
                 () = shutdown.cancelled() => {
+                    // With a data file the rooms and sessions were saved before this
+                    // bye: the client is to come back with its token.
+                    if self.state.store.keeps_live() {
+                        return Ending::bye(
+                            ByeReason::Restarting,
+                            "the server is restarting; reconnect with your token to resume",
+                        );
+                    }
                     return Ending::bye(ByeReason::Shutdown, "the server is shutting down");
                 }
                 () = kick.kicked() => {

@@ -13,6 +13,7 @@ use inarow_protocol::{
     MAX_HISTORY_LIMIT, PROTOCOL_VERSIONS, RequestId, RoomId, ServerMessage, SessionId,
     decode_client,
 };
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::peer::{Kick, Peer};
@@ -22,6 +23,7 @@ use crate::room::{self, Member, Request};
 use crate::room_spec::{CreateRoom, RoomSpec};
 use crate::snapshot;
 use crate::state::ServerState;
+use crate::store::LiveWrite;
 use crate::store::StoreError;
 use crate::text;
 
@@ -443,7 +445,10 @@ impl Handler {
             }
         };
         let state = self.state.clone();
-        let opened = match state.sessions.open(token, self.ip, self.kick.clone()) {
+        let opened = match state
+            .sessions
+            .open(token, &name, self.ip, self.kick.clone())
+        {
             Ok(opened) => opened,
             Err(refused) => {
                 tracing::info!(%refused, "hello refused");
@@ -457,6 +462,11 @@ impl Handler {
         }
         self.session = Some(opened.session);
         self.name = name;
+        // A new or rotated token: the store keeps its hash, so the token resumes the
+        // session after a restart too.
+        state
+            .store
+            .checkpoint(LiveWrite::Session(opened.record.clone()));
         // The connection's span names the session from now on.
         tracing::Span::current().record("session", tracing::field::display(opened.session));
         tracing::info!(resumed = opened.resumed, "session opened");
@@ -500,25 +510,45 @@ impl Handler {
             }
         }
         let Some(grace) = grace else { return };
-        let state = state.clone();
-        let expiry = async move {
-            tokio::select! {
-                () = tokio::time::sleep(state.config.reconnect_grace) => {}
-                () = grace.cancelled() => return,
-                () = state.shutdown.cancelled() => return,
-            }
-            let Some(rooms) = state.sessions.expire(session, &grace) else {
-                return;
-            };
-            tracing::debug!("session expired");
-            for room in rooms {
-                if let Some(handle) = state.lobby.get(&room) {
-                    handle.expire(session).await;
-                }
-            }
-        };
-        self.state
-            .tracker
-            .spawn(expiry.instrument(tracing::Span::current()));
+        let expires_at = std::time::SystemTime::now()
+            .checked_add(state.config.reconnect_grace)
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        state.store.checkpoint(LiveWrite::SessionDetached {
+            session,
+            expires_at,
+        });
+        expire_after_grace(state, session, grace, tracing::Span::current());
     }
+}
+
+/// Ends `session` once its grace period runs out, unless `grace` is cancelled (it was
+/// resumed) or the server shuts down first: its held seats are emptied. Used for a
+/// dropped connection's session and for every session restored after a restart.
+pub(crate) fn expire_after_grace(
+    state: &Arc<ServerState>,
+    session: SessionId,
+    grace: CancellationToken,
+    span: tracing::Span,
+) {
+    let tracker = state.tracker.clone();
+    let state = state.clone();
+    let expiry = async move {
+        tokio::select! {
+            () = tokio::time::sleep(state.config.reconnect_grace) => {}
+            () = grace.cancelled() => return,
+            () = state.shutdown.cancelled() => return,
+        }
+        let Some(rooms) = state.sessions.expire(session, &grace) else {
+            return;
+        };
+        tracing::debug!(%session, "session expired");
+        state.store.checkpoint(LiveWrite::SessionEnded(session));
+        for room in rooms {
+            if let Some(handle) = state.lobby.get(&room) {
+                handle.expire(session).await;
+            }
+        }
+    };
+    tracker.spawn(expiry.instrument(span));
 }

@@ -18,11 +18,13 @@
 //! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
 //!   `state` what all tasks share;
 //! - `store` keeps finished games in SQLite, written by a thread of its own so that no
-//!   room waits on the disk.
+//!   room waits on the disk, and (with a data file) the open rooms and live sessions in
+//!   their saved form (`saved`), which `restart` brings back at start.
 //!
 //! Imports run one way: `http` → `connection` → `dispatch` → `state` → `room` → `lobby`,
 //! `ai_worker`, `store` and the leaves (`metrics`, `peer`, `refusal`, `room_spec`,
-//! `snapshot`, `text`, `tls`).
+//! `saved`, `snapshot`, `text`, `tls`); `restart`, beside `http`, uses `dispatch`, `state`,
+//! `room` and `store`.
 //! A room sees the server only through `room::Context`.
 
 mod admission;
@@ -39,8 +41,10 @@ mod peer;
 mod properties;
 mod rate;
 mod refusal;
+mod restart;
 mod room;
 mod room_spec;
+mod saved;
 mod session;
 mod snapshot;
 mod state;
@@ -86,6 +90,11 @@ pub enum ServerError {
 /// until `shutdown` is cancelled; then tells
 /// every client `bye` (reason `shutdown`), closes sockets with code 1001, cancels AI jobs,
 /// waits for the server's tasks and returns (within about 5 s of cancellation).
+///
+/// With a data file ([`Config::data`]) the open rooms and live sessions are kept in it as
+/// they change: before its first accept `run` restores those a previous server left
+/// there, and at shutdown it saves every room before telling clients `bye` with reason
+/// `restarting` (close code 1012), so they can resume on the next server.
 ///
 /// # Errors
 /// [`ServerError::Store`] if the game store ([`Config::data`]) cannot be opened;

@@ -16,8 +16,11 @@ use crate::http;
 use crate::state::ServerState;
 use crate::store::Store;
 
-/// How long shutdown waits for connections, rooms and AI jobs to finish.
+/// How long shutdown waits for connections and AI jobs to finish.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long shutdown waits for the rooms to stop (and save themselves) before telling
+/// clients `bye`; a room stops as soon as it sees the shutdown, so this is only a bound.
+const ROOMS_GRACE: Duration = Duration::from_secs(2);
 /// How long shutdown waits for the store to write what the rooms queued (a failing disk
 /// is retried for ever otherwise).
 const STORE_FLUSH_GRACE: Duration = Duration::from_secs(5);
@@ -39,6 +42,8 @@ pub(crate) async fn run(
     let connections = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_IN_FLIGHT));
     let state = Arc::new(ServerState::new(config, store, shutdown.clone()));
+    // Before the first accept: a returning client must find its rooms.
+    crate::restart::restore(&state).await?;
     tracing::info!(%addr, "serving");
     loop {
         let accepted = tokio::select! {
@@ -91,6 +96,28 @@ pub(crate) async fn run(
     }
     drop(listener);
     tracing::info!("shutting down");
+    // Rooms first: each stops taking moves and (when the store keeps rooms) saves itself;
+    // only then are clients told `bye`, so none is told to come back before its game is
+    // safe.
+    state.rooms.close();
+    if tokio::time::timeout(ROOMS_GRACE, state.rooms.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            rooms = state.rooms.len(),
+            "gave up waiting for rooms to stop"
+        );
+    }
+    if state.store.keeps_live() {
+        // The saved rooms are on disk before anyone is told to come back for them.
+        match tokio::time::timeout(STORE_FLUSH_GRACE, state.store.flush()).await {
+            Ok(Ok(())) => tracing::info!("rooms and sessions saved"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "could not save rooms and sessions"),
+            Err(_) => tracing::warn!("gave up waiting for rooms and sessions to be saved"),
+        }
+    }
+    state.farewell.cancel();
     state.tracker.close();
     if tokio::time::timeout(SHUTDOWN_GRACE, state.tracker.wait())
         .await

@@ -119,6 +119,26 @@ impl<H: Clone> Lobby<H> {
         Ok(handle)
     }
 
+    /// Registers a room restored after a restart under its own id, whatever the caps
+    /// say (it was admitted before the restart); false, and nothing registered, if the
+    /// id is taken.
+    pub(crate) fn restore(&self, id: RoomId, creator: SessionId, handle: H) -> bool {
+        let mut dir = self.lock();
+        if dir.rooms.contains_key(&id) {
+            return false;
+        }
+        dir.rooms.insert(
+            id,
+            Listing {
+                handle,
+                creator,
+                summary: None,
+            },
+        );
+        *dir.created.entry(creator).or_default() += 1;
+        true
+    }
+
     /// The handle of a room, if it is open.
     pub(crate) fn get(&self, id: &RoomId) -> Option<H> {
         self.lock().rooms.get(id).map(|l| l.handle.clone())
@@ -194,5 +214,20 @@ mod tests {
             Some(TooManyRooms::Server(5))
         );
         assert_eq!(lobby.len(), 5);
+    }
+
+    #[test]
+    fn a_restored_room_keeps_its_id_and_counts_against_its_creator() {
+        let lobby: Lobby<RoomId> = Lobby::new(1, 1);
+        let id = RoomId::from("k7m2q9xa");
+        assert!(lobby.restore(id.clone(), session(1), id.clone()));
+        assert!(!lobby.restore(id.clone(), session(2), id.clone()), "taken");
+        assert_eq!(lobby.get(&id), Some(id.clone()));
+        assert_eq!(
+            lobby.register(session(1), |id| id).err(),
+            Some(TooManyRooms::Creator(1))
+        );
+        lobby.remove(&id);
+        assert_eq!(lobby.len(), 0);
     }
 }

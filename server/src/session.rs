@@ -3,10 +3,14 @@
 //! how many sessions each address holds.
 //!
 //! A token is a selector and a verifier in hex: the selector finds the session in a map
-//! (so a lookup's timing says nothing about the secret), the verifier is compared in
-//! constant time. Every resume issues a new token and retires the old one, so a stolen
-//! token works at most once, and the connection it displaces is told `bye replaced`.
-//! Tokens are never logged.
+//! (so a lookup's timing says nothing about the secret), the verifier's SHA-256 is
+//! compared in constant time with the one kept. Only the hash is kept, in memory and in
+//! the store (`SessionRecord`), so a copy of the data file resumes nobody. Every resume
+//! issues a new token and retires the old one, so a stolen token works at most once, and
+//! the connection it displaces is told `bye replaced`. Tokens are never logged.
+//!
+//! After a restart the saved sessions come back detached ([`Sessions::restore`]), each
+//! with a fresh grace period in which its token resumes it.
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::IpAddr;
@@ -21,6 +25,7 @@ use uuid::Uuid;
 
 use crate::admission::AddressKey;
 use crate::peer::{Attachment, Kick};
+pub(crate) use crate::saved::SessionRecord;
 
 /// Bytes of a token's selector (its first 16 hex digits).
 const SELECTOR_BYTES: usize = 8;
@@ -49,11 +54,15 @@ struct Registry {
 }
 
 struct Entry {
-    /// The current token's selector and verifier (hex).
+    /// The current token's selector (hex), the key of `by_selector`.
     selector: String,
-    verifier: String,
-    /// The address that opened the session, whose count it is in.
-    address: AddressKey,
+    /// SHA-256 of the current token's verifier (its hex text).
+    verifier_hash: [u8; 32],
+    /// The display name of its last `hello`.
+    name: String,
+    /// The address that opened the session, whose count it is in; `None` for a session
+    /// restored after a restart, which counts against no address.
+    address: Option<AddressKey>,
     /// The connection serving the session, if any, and its kick switch.
     attached: Option<(Attachment, Arc<Kick>)>,
     /// Rooms the session entered; may list a room that has since closed or dropped it
@@ -77,6 +86,16 @@ pub(crate) struct Opened {
     pub(crate) rooms: Vec<RoomId>,
     /// The connection that served the session until now, to be told `bye replaced`.
     pub(crate) replaced: Option<Arc<Kick>>,
+    /// What the store keeps of the session now (its token rotated).
+    pub(crate) record: SessionRecord,
+}
+
+/// SHA-256 of a verifier's hex text.
+fn verifier_hash(verifier: &str) -> [u8; 32] {
+    let digest = ring::digest::digest(&ring::digest::SHA256, verifier.as_bytes());
+    let mut hash = [0u8; 32];
+    hash.copy_from_slice(digest.as_ref());
+    hash
 }
 
 /// The address already holds its limit of sessions.
@@ -122,7 +141,18 @@ impl Registry {
         let (selector, verifier) = token.split_at_checked(2 * SELECTOR_BYTES)?;
         let session = *self.by_selector.get(selector)?;
         let entry = self.by_id.get(&session)?;
-        bool::from(verifier.as_bytes().ct_eq(entry.verifier.as_bytes())).then_some(session)
+        bool::from(verifier_hash(verifier).ct_eq(&entry.verifier_hash)).then_some(session)
+    }
+}
+
+impl Entry {
+    fn record(&self, session: SessionId) -> SessionRecord {
+        SessionRecord {
+            session,
+            name: self.name.clone(),
+            selector: self.selector.clone(),
+            verifier_hash: self.verifier_hash,
+        }
     }
 }
 
@@ -158,6 +188,7 @@ impl Sessions {
     pub(crate) fn open(
         &self,
         token: Option<&str>,
+        name: &str,
         ip: IpAddr,
         kick: Arc<Kick>,
     ) -> Result<Opened, TooManySessions> {
@@ -186,8 +217,10 @@ impl Sessions {
                 .replace((attachment, kick))
                 .map(|(_, old)| old);
             let old_selector = std::mem::replace(&mut entry.selector, selector.clone());
-            entry.verifier = verifier;
+            entry.verifier_hash = verifier_hash(&verifier);
+            name.clone_into(&mut entry.name);
             let rooms = entry.rooms.iter().cloned().collect();
+            let record = entry.record(session);
             reg.by_selector.remove(&old_selector);
             reg.by_selector.insert(selector, session);
             return Ok(Opened {
@@ -197,22 +230,23 @@ impl Sessions {
                 attachment,
                 rooms,
                 replaced,
+                record,
             });
         }
         let session = SessionId(Uuid::new_v4());
         reg.by_selector.insert(selector.clone(), session);
         *reg.per_address.entry(address).or_default() += 1;
-        reg.by_id.insert(
-            session,
-            Entry {
-                selector,
-                verifier,
-                address,
-                attached: Some((attachment, kick)),
-                rooms: BTreeSet::new(),
-                grace: None,
-            },
-        );
+        let entry = Entry {
+            selector,
+            verifier_hash: verifier_hash(&verifier),
+            name: name.to_owned(),
+            address: Some(address),
+            attached: Some((attachment, kick)),
+            rooms: BTreeSet::new(),
+            grace: None,
+        };
+        let record = entry.record(session);
+        reg.by_id.insert(session, entry);
         Ok(Opened {
             session,
             token,
@@ -220,6 +254,7 @@ impl Sessions {
             attachment,
             rooms: Vec::new(),
             replaced: None,
+            record,
         })
     }
 
@@ -257,14 +292,53 @@ impl Sessions {
         }
         let entry = reg.by_id.remove(&session)?;
         reg.by_selector.remove(&entry.selector);
-        if let Some(held) = reg.per_address.get_mut(&entry.address) {
+        if let Some(address) = entry.address
+            && let Some(held) = reg.per_address.get_mut(&address)
+        {
             *held = held.saturating_sub(1);
             if *held == 0 {
-                reg.per_address.remove(&entry.address);
+                reg.per_address.remove(&address);
             }
         }
         Some(entry.rooms.into_iter().collect())
     }
+
+    /// Brings back sessions saved before a restart, detached: each gets a grace period
+    /// from now, whose token (returned with its id) is cancelled if it is resumed. A
+    /// record whose id or selector is already known is skipped.
+    pub(crate) fn restore(
+        &self,
+        records: impl IntoIterator<Item = SessionRecord>,
+    ) -> Vec<(SessionId, CancellationToken)> {
+        let mut reg = self.lock();
+        let mut restored = Vec::new();
+        for record in records {
+            if reg.by_id.contains_key(&record.session)
+                || reg.by_selector.contains_key(&record.selector)
+            {
+                tracing::warn!(session = %record.session, "saved session known twice; skipped");
+                continue;
+            }
+            let grace = CancellationToken::new();
+            reg.by_selector
+                .insert(record.selector.clone(), record.session);
+            reg.by_id.insert(
+                record.session,
+                Entry {
+                    selector: record.selector,
+                    verifier_hash: record.verifier_hash,
+                    name: record.name,
+                    address: None,
+                    attached: None,
+                    rooms: BTreeSet::new(),
+                    grace: Some(grace.clone()),
+                },
+            );
+            restored.push((record.session, grace));
+        }
+        restored
+    }
+
     /// Records that `session` entered `room`.
     pub(crate) fn enter(&self, session: SessionId, room: &RoomId) {
         if let Some(entry) = self.lock().by_id.get_mut(&session) {
@@ -301,7 +375,7 @@ mod tests {
     const HOME: IpAddr = IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
     fn open(s: &Sessions, token: Option<&str>) -> Opened {
-        s.open(token, HOME, Arc::new(Kick::default()))
+        s.open(token, "ann", HOME, Arc::new(Kick::default()))
             .expect("under the address's limit")
     }
 
@@ -309,7 +383,7 @@ mod tests {
     fn a_token_resumes_its_session_once_and_replaces_the_old_connection() {
         let s = Sessions::new(8);
         let k1 = Arc::new(Kick::default());
-        let a = s.open(None, HOME, k1.clone()).expect("opens");
+        let a = s.open(None, "ann", HOME, k1.clone()).expect("opens");
         assert!(!a.resumed);
         assert_eq!(a.token.len(), TOKEN_LEN);
         assert!(a.token.bytes().all(|b| b.is_ascii_hexdigit()));
@@ -369,10 +443,13 @@ mod tests {
         let s = Sessions::new(2);
         let a = open(&s, None);
         let _b = open(&s, None);
-        let refused = s.open(None, HOME, Arc::new(Kick::default())).err();
+        let refused = s.open(None, "ann", HOME, Arc::new(Kick::default())).err();
         assert_eq!(refused, Some(TooManySessions { limit: 2 }));
         let other: IpAddr = "192.0.2.1".parse().expect("an address");
-        assert!(s.open(None, other, Arc::new(Kick::default())).is_ok());
+        assert!(
+            s.open(None, "ann", other, Arc::new(Kick::default()))
+                .is_ok()
+        );
         // Resuming is not a new session.
         let a = open(&s, Some(&a.token));
         assert!(a.resumed);
@@ -380,5 +457,61 @@ mod tests {
         let grace = s.detach(a.session, a.attachment).expect("detaches");
         s.expire(a.session, &grace).expect("expires");
         assert!(!open(&s, None).resumed);
+    }
+
+    #[test]
+    fn only_the_verifier_hash_is_kept_and_it_resumes_a_restored_session() {
+        let s = Sessions::new(8);
+        let a = open(&s, None);
+        let record = a.record.clone();
+        // The record holds the selector and a hash, never the secret half of the token.
+        let (selector, verifier) = a.token.split_at(2 * SELECTOR_BYTES);
+        assert_eq!(record.selector, selector);
+        assert_ne!(&record.verifier_hash[..], verifier.as_bytes());
+        assert_eq!(record.verifier_hash, verifier_hash(verifier));
+        assert_eq!(record.name, "ann");
+
+        // A new registry (after a restart) takes the record back, detached.
+        let restarted = Sessions::new(8);
+        let restored = restarted.restore([record.clone()]);
+        assert_eq!(restored.len(), 1);
+        let (session, grace) = &restored[0];
+        assert_eq!(*session, a.session);
+        // Twice is once.
+        assert!(restarted.restore([record]).is_empty());
+        // A wrong verifier with the right selector opens a new session.
+        let mut wrong = a.token.clone();
+        let last = if wrong.ends_with('0') { "1" } else { "0" };
+        wrong.replace_range(TOKEN_LEN - 1.., last);
+        assert!(!open(&restarted, Some(&wrong)).resumed);
+        // The token resumes it and ends its grace; the rotated record differs.
+        let b = open(&restarted, Some(&a.token));
+        assert!(b.resumed);
+        assert_eq!(b.session, a.session);
+        assert!(grace.is_cancelled());
+        assert_ne!(b.record.verifier_hash, a.record.verifier_hash);
+        assert!(
+            !open(&restarted, Some(&a.token)).resumed,
+            "the old token is retired"
+        );
+    }
+
+    #[test]
+    fn a_restored_session_expires_after_its_grace() {
+        let s = Sessions::new(8);
+        let a = open(&s, None);
+        let restarted = Sessions::new(1);
+        let (session, grace) = restarted
+            .restore([a.record])
+            .pop()
+            .expect("one session restored");
+        restarted.enter(session, &RoomId::from("r"));
+        assert_eq!(
+            restarted.expire(session, &grace),
+            Some(vec![RoomId::from("r")])
+        );
+        assert_eq!(restarted.len(), 0);
+        // It counted against no address: the address may still open its one session.
+        assert!(!open(&restarted, None).resumed);
     }
 }

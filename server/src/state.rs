@@ -35,8 +35,16 @@ pub(crate) struct ServerState {
     pub(crate) store: Store,
     /// Every task of the server, so shutdown can wait for them.
     pub(crate) tracker: TaskTracker,
-    /// Cancelled when the server shuts down; tasks take child tokens of it.
+    /// The room actors, so shutdown can wait for every room to stop (and save itself)
+    /// before clients are told `bye`.
+    pub(crate) rooms: TaskTracker,
+    /// Cancelled when the server shuts down; rooms stop, the listener stops accepting.
     pub(crate) shutdown: CancellationToken,
+    /// Cancelled once the rooms have stopped and what they saved is written (at once
+    /// when nothing is kept): connections then say `bye` and close. Apart from
+    /// `shutdown`, so no client is told the server is restarting before its game is
+    /// safe.
+    pub(crate) farewell: CancellationToken,
     /// The id of the next connection, for the logs.
     next_conn_id: AtomicU64,
 }
@@ -52,7 +60,9 @@ impl ServerState {
             ai: AiPool::new(config.ai_threads, tracker.clone()),
             store,
             tracker,
+            rooms: TaskTracker::new(),
             shutdown,
+            farewell: CancellationToken::new(),
             next_conn_id: AtomicU64::new(1),
             config: Arc::new(config),
         }
@@ -71,6 +81,7 @@ impl ServerState {
             ai: self.ai.clone(),
             store: self.store.clone(),
             tracker: self.tracker.clone(),
+            rooms: self.rooms.clone(),
             shutdown: self.shutdown.clone(),
         }
     }

@@ -24,6 +24,10 @@ use super::{Command, Context, Member};
 use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
 use crate::room_spec::RoomSpec;
+use crate::store::LiveWrite;
+
+/// Why a room stops when the server shuts down.
+const SHUTTING_DOWN: &str = "server shutting down";
 use crate::store::Write;
 
 /// Answers from AI jobs waiting for the room; a room runs one seat job and one analysis at
@@ -71,6 +75,34 @@ impl RoomActor {
         }
     }
 
+    /// The actor of a room restored after a restart; nobody is connected yet.
+    pub(super) fn restored(table: Table, context: Context) -> RoomActor {
+        let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
+        RoomActor {
+            creator: table.creator(),
+            table,
+            audience: Audience::default(),
+            running_ai: None,
+            running_analysis: None,
+            ai_done_tx,
+            ai_done_rx,
+            deserted_since: None,
+            shutdown: context.shutdown.child_token(),
+            context,
+        }
+    }
+
+    /// Logs the restoring of the room (in the caller's span, which names the room).
+    pub(super) fn log_restored(&self) {
+        let snapshot = self.table.snapshot();
+        tracing::info!(
+            name = %self.table.name(),
+            game = snapshot.game,
+            ply = snapshot.ply,
+            "room restored"
+        );
+    }
+
     /// Logs the opening of the room (in the caller's span, which names the room).
     pub(super) fn log_opened(&self) {
         tracing::info!(
@@ -83,20 +115,17 @@ impl RoomActor {
     }
 
     /// Serves the room until it is deserted for too long or the server shuts down; then
-    /// cancels AI work and leaves the lobby.
-    pub(super) async fn run(
-        mut self,
-        mut commands: mpsc::Receiver<Command>,
-        first_id: Option<RequestId>,
-    ) {
-        self.after_change(Some((self.creator, first_id)));
+    /// cancels AI work and leaves the lobby. The first snapshot goes to everybody in
+    /// the room, `first`'s copy carrying its request id.
+    pub(super) async fn run(mut self, mut commands: mpsc::Receiver<Command>, first: Requester) {
+        self.after_change(first);
         let reason = loop {
             self.note_desertion();
             let deadline = self
                 .deserted_since
                 .map(|t| t + self.context.config.room_idle_timeout);
             tokio::select! {
-                () = self.shutdown.cancelled() => break "server shutting down",
+                () = self.shutdown.cancelled() => break SHUTTING_DOWN,
                 () = sleep_until_some(deadline) => break "nobody connected",
                 command = commands.recv() => match command {
                     Some(command) => self.handle(command),
@@ -107,6 +136,15 @@ impl RoomActor {
         };
         self.cancel_ai();
         self.cancel_analysis();
+        if reason == SHUTTING_DOWN && self.context.store.keeps_live() {
+            // Frozen from here: no command is taken after this snapshot, and the next
+            // server starts from it.
+            self.checkpoint(|t| Some(LiveWrite::Saved(Box::new(t.save()))));
+            self.context.lobby.remove(self.table.id());
+            tracing::info!(ply = self.table.snapshot().ply, "room saved for a restart");
+            return;
+        }
+        self.checkpoint(|t| Some(LiveWrite::RoomClosed(t.id().clone())));
         if self.table.game_unfinished() {
             metrics::game_abandoned();
         }
@@ -153,6 +191,13 @@ impl RoomActor {
                             text: line.text,
                         };
                         let dropped = self.audience.broadcast(message, Some((session, id)));
+                        self.checkpoint(|t| {
+                            let line = t.last_chat()?;
+                            Some(LiveWrite::Chat {
+                                room: t.id().clone(),
+                                line,
+                            })
+                        });
                         if !dropped.is_empty() {
                             self.drop_connections(dropped);
                             self.after_change(None);
@@ -214,6 +259,17 @@ impl RoomActor {
             self.table.set_last_game(kept);
         }
         self.broadcast(requester);
+        self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
+    }
+
+    /// Hands the store what `write` makes of the table, when the store keeps live rooms
+    /// (a data file); otherwise builds nothing. Never waits.
+    fn checkpoint(&self, write: impl FnOnce(&Table) -> Option<LiveWrite>) {
+        if self.context.store.keeps_live()
+            && let Some(write) = write(&self.table)
+        {
+            self.context.store.checkpoint(write);
+        }
     }
 
     /// After a move: as [`RoomActor::after_change`], but everybody gets the move rather
@@ -238,6 +294,14 @@ impl RoomActor {
         let dropped =
             self.audience
                 .broadcast_move(moved, || room_message(table.snapshot()), requester);
+        // One appended row per move, never the whole room.
+        self.checkpoint(|t| {
+            let mv = t.last_move()?;
+            Some(LiveWrite::Move {
+                room: t.id().clone(),
+                mv,
+            })
+        });
         let resend = !dropped.is_empty() || kept.is_some();
         if !dropped.is_empty() {
             self.drop_connections(dropped);
@@ -247,6 +311,7 @@ impl RoomActor {
         }
         if resend {
             self.broadcast(None);
+            self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
         }
     }
 

@@ -24,14 +24,15 @@ use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
 use self::actor::RoomActor;
-use self::table::Arrival;
-pub(crate) use self::table::Request;
+use self::table::{Arrival, Table};
+pub(crate) use self::table::{Request, RestoreError};
 use crate::ai_worker::AiPool;
 use crate::config::Config;
 use crate::lobby::Lobby;
 use crate::peer::{Attachment, Peer};
 use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
+use crate::saved::SavedRoom;
 use crate::store::Store;
 
 /// Commands waiting for a room; senders wait when it is full, which only happens if the
@@ -57,6 +58,8 @@ pub(crate) struct Context {
     pub(crate) store: Store,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
+    /// The room actors, so shutdown waits for rooms to stop and save themselves.
+    pub(crate) rooms: TaskTracker,
     /// Cancelled when the server shuts down; each room takes a child of it.
     pub(crate) shutdown: CancellationToken,
 }
@@ -197,8 +200,76 @@ pub(crate) fn open(
     let room_id = handle.id.clone();
     // A room outlives the connection that opened it: its span stands alone.
     let span = tracing::info_span!(parent: None, "room", id = %room_id);
+    let first = Some((creator.session, id));
     let actor = RoomActor::new(room_id.clone(), spec, creator, context.clone());
     span.in_scope(|| actor.log_opened());
-    context.tracker.spawn(actor.run(rx, id).instrument(span));
+    spawn(context, actor, rx, first, span);
     Ok(room_id)
+}
+
+/// Why a saved room was not restored.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotRestored {
+    /// Its saved form is not one the server wrote.
+    #[error(transparent)]
+    Corrupt(#[from] RestoreError),
+    /// A room with its id is already open.
+    #[error("a room with this id is already open")]
+    Taken,
+}
+
+/// Reopens a room saved before a restart: the game at its saved ply, players' seats held
+/// for their sessions (a seat whose session `known` does not know is emptied, since
+/// nobody could come back to it), AI seats thinking again. Returns the sessions seated in
+/// it, which the caller records as in the room.
+///
+/// # Errors
+/// [`NotRestored`] if the saved room is corrupt or its id is taken.
+pub(crate) fn restore(
+    context: &Context,
+    saved: SavedRoom,
+    known: impl Fn(SessionId) -> bool,
+) -> Result<Vec<SessionId>, NotRestored> {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let mut table = Table::restore(saved, context.config.max_chat_chars, now_ms)?;
+    for session in table.held_sessions() {
+        if !known(session) {
+            table.expire(session);
+        }
+    }
+    let seated = table.held_sessions();
+    let room_id = table.id().clone();
+    let (tx, rx) = mpsc::channel(MAILBOX);
+    let handle = RoomHandle {
+        id: room_id.clone(),
+        commands: tx,
+    };
+    if !context
+        .lobby
+        .restore(room_id.clone(), table.creator(), handle)
+    {
+        return Err(NotRestored::Taken);
+    }
+    let span = tracing::info_span!(parent: None, "room", id = %room_id);
+    let actor = RoomActor::restored(table, context.clone());
+    span.in_scope(|| actor.log_restored());
+    spawn(context, actor, rx, None, span);
+    Ok(seated)
+}
+
+/// Starts a room's actor, tracked by both trackers: shutdown waits for the rooms alone
+/// first (they save themselves), then for everything.
+fn spawn(
+    context: &Context,
+    actor: RoomActor,
+    commands: mpsc::Receiver<Command>,
+    first: Option<(SessionId, Option<RequestId>)>,
+    span: tracing::Span,
+) {
+    let run = context
+        .tracker
+        .track_future(actor.run(commands, first).instrument(span));
+    context.rooms.spawn(run);
 }

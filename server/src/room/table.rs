@@ -4,16 +4,17 @@
 //! Methods take requests and return what changed ([`Outcome`]); the actor delivers it.
 //! Members are known by session and [`Attachment`], never by connection, so tests drive
 //! the table with plain values. The AI seats' bookkeeping lives in the `ai` submodule,
-//! the snapshots members see in `view`.
+//! the snapshots members see in `view`, its saved form (for restarts) in `persist`.
 
 mod ai;
 mod analysis;
+mod persist;
 mod record;
 #[cfg(test)]
 mod tests;
 mod view;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
@@ -23,10 +24,12 @@ use inarow_protocol::{
 
 pub(crate) use self::ai::AiAnswer;
 pub(crate) use self::analysis::{AnalysisStart, Reply};
+pub(crate) use self::persist::RestoreError;
 use crate::ai_worker::JobId;
 use crate::peer::Attachment;
 use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
+use crate::saved::CHAT_TAIL;
 use crate::snapshot;
 use crate::text;
 
@@ -138,6 +141,8 @@ pub(crate) struct Table {
     private: bool,
     /// Players may analyse while the game is on.
     hints: bool,
+    /// The session that created the room (it counts against that session's rooms).
+    creator: SessionId,
     /// Longest chat line, in characters.
     max_chat_chars: usize,
     /// Sequence number of the last event sent; clients use it to order what they see.
@@ -165,6 +170,8 @@ pub(crate) struct Table {
     /// The tag of the next AI job (seat or analysis: they share the numbering, so an
     /// answer's tag says which it is).
     next_job: u64,
+    /// The last [`CHAT_TAIL`] chat lines, oldest first.
+    chat: VecDeque<ChatLine>,
     /// When the current game started and how long each move took (for the store).
     clock: record::GameClock,
     /// The id under which the store keeps the room's last finished game.
@@ -208,6 +215,7 @@ impl Table {
             name: spec.name,
             private: spec.private,
             hints: spec.hints,
+            creator: creator_id,
             max_chat_chars,
             seq: 0,
             game: 1,
@@ -222,6 +230,7 @@ impl Table {
             pending_analysis: None,
             analysis_replies: Vec::new(),
             next_job: 1,
+            chat: VecDeque::new(),
             clock: record::GameClock::default(),
             last_game: None,
         };
@@ -257,9 +266,28 @@ impl Table {
         self.game
     }
 
+    /// The session that created the room.
+    pub(crate) fn creator(&self) -> SessionId {
+        self.creator
+    }
+
     /// The attachment through which `session` is connected, if it is.
     pub(crate) fn attachment_of(&self, session: SessionId) -> Option<Attachment> {
         self.members.get(&session).and_then(|m| m.attachment)
+    }
+
+    /// The sessions seated here (connected or held).
+    pub(crate) fn held_sessions(&self) -> Vec<SessionId> {
+        let mut sessions: Vec<SessionId> = self
+            .seats
+            .iter()
+            .filter_map(|s| match s {
+                Seat::Human { session, .. } => Some(*session),
+                _ => None,
+            })
+            .collect();
+        sessions.dedup();
+        sessions
     }
 
     /// Whether anybody is in the room: connected, or holding a seat while dropped. A room
@@ -313,7 +341,7 @@ impl Table {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
                 self.seq += 1;
-                Ok(Outcome::Chat(ChatLine {
+                let line = ChatLine {
                     seq: self.seq,
                     from: self
                         .members
@@ -322,7 +350,12 @@ impl Table {
                         .unwrap_or_default(),
                     seat: self.seat_of(session),
                     text,
-                }))
+                };
+                if self.chat.len() == CHAT_TAIL {
+                    self.chat.pop_front();
+                }
+                self.chat.push_back(line.clone());
+                Ok(Outcome::Chat(line))
             }
         }
     }

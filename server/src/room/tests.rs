@@ -33,6 +33,7 @@ fn server(config: Config) -> Context {
         store: Store::open(&DataLocation::Memory).expect("a memory store opens"),
         config: Arc::new(config),
         tracker,
+        rooms: TaskTracker::new(),
         shutdown: CancellationToken::new(),
     }
 }

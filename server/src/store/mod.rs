@@ -4,13 +4,16 @@
 //! - `schema`: the versioned migrations, run at open;
 //! - `writer`: the thread that owns the write connection and commits queued writes in
 //!   batches, retrying failures, so no room actor ever waits on the disk;
-//! - `games`: finished games, written at game end and read by `history` and `game`.
+//! - `games`: finished games, written at game end and read by `history` and `game`;
+//! - `live`: open rooms and live sessions, written as they change and read back at
+//!   start, so a restart or a crash loses no game (only with a data file).
 //!
 //! Reads run on the blocking pool ([`Store::read`]) on their own connections (a file) or
 //! the one connection (`:memory:`, where a second connection would be a second, empty
 //! database).
 
 mod games;
+mod live;
 mod schema;
 mod writer;
 
@@ -26,6 +29,7 @@ use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
 pub(crate) use self::games::{FinishedGame, HistoryPage};
+pub(crate) use self::live::LiveWrite;
 use self::schema::MigrateError;
 pub(crate) use self::writer::Write;
 use self::writer::{Command, WriterStats};

@@ -15,14 +15,15 @@ pub(crate) struct Migration {
 }
 
 /// Every migration, oldest first, versions counting up from 1 without gaps.
-pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    // Finished games and their moves. `room` is NULL for a private room, whose id is its
-    // invite code. `result` is `won`, `drawn` or `resigned`; `winner` the mark that won
-    // (NULL for a draw); `line` the winning cells separated by spaces (only for `won`).
-    // Listing newest first walks the integer primary key backwards; listing one name's
-    // games uses the two name indexes.
-    sql: "
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        // Finished games and their moves. `room` is NULL for a private room, whose id is its
+        // invite code. `result` is `won`, `drawn` or `resigned`; `winner` the mark that won
+        // (NULL for a draw); `line` the winning cells separated by spaces (only for `won`).
+        // Listing newest first walks the integer primary key backwards; listing one name's
+        // games uses the two name indexes.
+        sql: "
         CREATE TABLE games (
             id INTEGER PRIMARY KEY,
             room TEXT,
@@ -54,7 +55,47 @@ pub(crate) const MIGRATIONS: &[Migration] = &[Migration {
             PRIMARY KEY (game, ply)
         ) WITHOUT ROWID;
     ",
-}];
+    },
+    Migration {
+        version: 2,
+        // Live rooms and sessions, kept so that a restart or a crash loses no game
+        // (`store::live`). A room's `record` is JSON (rules, seats, game number, rematch
+        // flags, resignation, seq), rewritten when one of those changes; each move of its
+        // current game is one row of `live_moves`, appended as it is played; `live_chat`
+        // holds its last lines as JSON. A session keeps its token's selector and the SHA-256
+        // of the verifier, never the token; `expires_at` (ms since the epoch) is when its
+        // grace ends, NULL while connected. No foreign keys: rows are written in order by
+        // one writer and a room's rows are deleted together when it closes.
+        sql: "
+        CREATE TABLE live_rooms (
+            id TEXT PRIMARY KEY,
+            record TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE live_moves (
+            room TEXT NOT NULL,
+            game INTEGER NOT NULL,
+            ply INTEGER NOT NULL,
+            move TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            ms INTEGER NOT NULL,
+            PRIMARY KEY (room, game, ply)
+        ) WITHOUT ROWID;
+        CREATE TABLE live_chat (
+            room TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            line TEXT NOT NULL,
+            PRIMARY KEY (room, seq)
+        ) WITHOUT ROWID;
+        CREATE TABLE live_sessions (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL,
+            selector TEXT NOT NULL,
+            verifier_hash BLOB NOT NULL,
+            expires_at INTEGER
+        ) WITHOUT ROWID;
+    ",
+    },
+];
 
 /// The schema version this build writes: the last migration's.
 pub(crate) fn latest() -> u32 {

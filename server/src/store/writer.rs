@@ -17,6 +17,7 @@ use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 use tokio::sync::oneshot;
 
 use super::games::{self, FinishedGame};
+use super::live::LiveWrite;
 
 /// The most writes committed in one transaction; more wait for the next one, so a long
 /// queue does not become one huge transaction.
@@ -32,6 +33,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(5);
 pub(crate) enum Write {
     /// A game that has ended, with its moves.
     Game(Box<FinishedGame>),
+    /// A live room's or session's change, kept for a restart (`store::live`).
+    Live(LiveWrite),
 }
 
 impl Write {
@@ -40,6 +43,7 @@ impl Write {
     fn apply(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
         match self {
             Write::Game(game) => games::insert(tx, game),
+            Write::Live(live) => live.apply(tx),
         }
     }
 
@@ -47,6 +51,7 @@ impl Write {
     pub(super) fn describe(&self) -> String {
         match self {
             Write::Game(game) => format!("game {}", game.summary.game),
+            Write::Live(live) => live.describe(),
         }
     }
 }

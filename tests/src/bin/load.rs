@@ -10,11 +10,14 @@
 //! ```sh
 //! cargo run --release -p inarow-e2e --bin load            # every phase
 //! cargo run --release -p inarow-e2e --bin load -- --quick # shorter phases
-//! cargo run --release -p inarow-e2e --bin load -- --humans --data /tmp/load.db
+//! cargo run --release -p inarow-e2e --bin load -- --humans --quick --data /tmp/load.db
 //! ```
 //!
-//! `--data FILE` keeps the server's finished games in that SQLite file (as
-//! `inarow-server --data` does); without it they are kept in memory.
+//! `--data FILE` keeps the server's finished games and live rooms in that SQLite file (as
+//! `inarow-server --data` does); without it they are kept in memory. With it the human
+//! games also run on a second server that keeps nothing (`:memory:`), side by side in one
+//! run: the difference in CPU µs per move is the cost of keeping games and checkpointing
+//! every move. `serve --data FILE` runs the child alone on FILE (the restart tests kill it).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -52,12 +55,11 @@ const THINK: Duration = Duration::from_millis(100);
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    // `--data FILE`: where the server child keeps its games (memory by default).
     let data = args
         .iter()
         .position(|a| a == "--data")
-        .and_then(|i| args.get(i + 1))
-        .cloned();
+        .map(|i| args.get(i + 1).cloned().context("--data FILE"))
+        .transpose()?;
     if args.first().map(String::as_str) == Some("serve") {
         return serve(data.as_deref());
     }
@@ -83,6 +85,15 @@ fn main() -> anyhow::Result<()> {
         data.as_deref().unwrap_or(":memory:")
     );
     if picked("--humans") {
+        if data.is_some() {
+            // The same games on a server that keeps nothing, for comparison.
+            let memory = Server::start(None)?;
+            println!();
+            println!("### data :memory: (no checkpoints)");
+            runtime.block_on(humans(&memory, phase))?;
+        }
+        println!();
+        println!("### data {}", data.as_deref().unwrap_or(":memory:"));
         runtime.block_on(humans(&server, phase))?;
     }
     if picked("--ai") {
@@ -93,7 +104,7 @@ fn main() -> anyhow::Result<()> {
 
 /// The child: an inarow server on a loopback port, with limits raised for load (the
 /// clients play as fast as they can, far above a person's message rate), until stdin
-/// closes. Its games are kept in `data` (a SQLite file), else in memory.
+/// closes. Its games and live rooms are kept in `data` (a SQLite file), else in memory.
 fn serve(data: Option<&str>) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

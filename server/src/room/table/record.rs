@@ -23,6 +23,29 @@ pub(super) struct GameClock {
     move_ms: Vec<u64>,
 }
 
+impl GameClock {
+    /// The clock of a game restored after a restart: started at `started_at`, its moves
+    /// having taken `move_ms`; the next move's time counts from `now_ms`, since nobody
+    /// could move while the server was down.
+    pub(super) fn restored(started_at: Option<u64>, move_ms: Vec<u64>, now_ms: u64) -> GameClock {
+        GameClock {
+            started_at,
+            last_at: now_ms,
+            move_ms,
+        }
+    }
+
+    /// When the game started, if it has.
+    pub(super) fn started_at(&self) -> Option<u64> {
+        self.started_at
+    }
+
+    /// How long move `ply` took, if it is known.
+    pub(super) fn move_ms(&self, ply: usize) -> Option<u64> {
+        self.move_ms.get(ply).copied()
+    }
+}
+
 impl Table {
     /// Takes the time `now_ms` (milliseconds since the Unix epoch) after a change: starts
     /// the game's clock once it can be played, and times every move played since the

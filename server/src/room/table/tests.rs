@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::*;
 use crate::ai_worker::JobId;
+use crate::saved::SavedMove;
 
 /// A person at the table: a session connected under `attachment`.
 fn person(name: &str, attachment: u64) -> Arrival {
@@ -505,4 +506,240 @@ fn an_ai_seat_is_recorded_by_level_and_a_private_room_without_its_id() {
     assert_eq!(kept.summary.started_at, 7);
     assert_eq!(kept.summary.x.name, "AI (perfect)");
     assert_eq!(kept.summary.x.ai, Some(Level::Perfect));
+}
+
+/// Saves `t` through its JSON record (as the store keeps it) and restores it.
+fn restart(t: &Table) -> Table {
+    let mut saved = t.save();
+    let json = serde_json::to_string(&saved.table).expect("a record serialises");
+    saved.table = serde_json::from_str(&json).expect("and reads back");
+    Table::restore(saved, 500, 0).expect("a saved table restores")
+}
+
+#[test]
+fn a_saved_game_restores_at_the_same_ply_with_seats_held() {
+    let (mut t, ann, bob) = game();
+    let cy = person("cy", 3);
+    t.request(cy.clone(), None, Request::Join { seat: None })
+        .expect("cy watches");
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    t.next_moved();
+    play(&mut t, &bob, 1, "a1").expect("bob answers");
+    t.next_moved();
+    let said = t
+        .request(
+            bob.clone(),
+            None,
+            Request::Chat {
+                text: "hm".to_owned(),
+            },
+        )
+        .expect("bob speaks");
+    assert_eq!(t.last_chat().map(|c| c.text), Some("hm".to_owned()));
+    let before = t.snapshot();
+
+    let mut r = restart(&t);
+    let after = r.snapshot();
+    assert_eq!(after.seq, before.seq + persist::RESTORE_SEQ_GAP);
+    assert_eq!(
+        (&after.board, &after.moves, after.ply, &after.status),
+        (&before.board, &before.moves, before.ply, &before.status)
+    );
+    assert_eq!(
+        (after.game, &after.name, after.private),
+        (1, &before.name, false)
+    );
+    assert!(after.spectators.is_empty(), "spectators do not come back");
+    for mark in [Mark::X, Mark::O] {
+        let occupant = &after.seats[seat_index(mark)].occupant;
+        assert!(
+            matches!(
+                occupant,
+                Occupant::Human {
+                    connected: false,
+                    ..
+                }
+            ),
+            "{mark}: {occupant:?}"
+        );
+    }
+    let Outcome::Chat(said) = said else {
+        panic!("chat gave {said:?}")
+    };
+    let kept = r.save().chat;
+    assert_eq!(kept.len(), 1);
+    assert_eq!((kept[0].seq, kept[0].text.as_str()), (said.seq, "hm"));
+    assert!(r.anyone_in(), "held seats keep the room");
+    assert_eq!(r.creator(), ann.session);
+
+    // Players come back on new connections and the game goes on from ply 2.
+    let ann2 = Arrival {
+        attachment: Attachment(10),
+        ..ann.clone()
+    };
+    assert_eq!(r.resume(ann2.clone()), Some(Outcome::Changed));
+    assert_eq!(
+        r.resume(cy),
+        None,
+        "a spectator has no place to come back to"
+    );
+    assert_eq!(
+        code(play(&mut r, &ann2, 1, "c3")),
+        Some(ErrorCode::StalePly)
+    );
+    play(&mut r, &ann2, 2, "c3").expect("ann plays on");
+    assert_eq!(
+        r.last_move().map(|m| (m.game, m.ply, m.mv)),
+        Some((1, 2, "c3".to_owned()))
+    );
+    // Bob never returns: his seat empties like any held seat.
+    assert!(r.expire(bob.session));
+    assert_eq!(status(&r), GameStatus::Waiting);
+}
+
+#[test]
+fn a_finished_game_and_rematch_flags_restore_without_reporting_the_end_again() {
+    let (mut t, ann, bob) = game();
+    for (ply, (who, mv)) in [
+        (&ann, "a1"),
+        (&bob, "b1"),
+        (&ann, "a2"),
+        (&bob, "b2"),
+        (&ann, "a3"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        play(&mut t, who, u32::try_from(ply).expect("small"), mv).expect("a legal move");
+    }
+    assert!(t.game_over().is_some());
+    t.request(bob.clone(), None, Request::Rematch)
+        .expect("bob asks");
+    let mut r = restart(&t);
+    assert!(
+        r.game_over().is_none(),
+        "the end was reported before the restart"
+    );
+    assert!(!r.game_unfinished());
+    let seats = r.snapshot().seats;
+    assert!(seats[seat_index(Mark::O)].rematch);
+    assert!(!seats[seat_index(Mark::X)].rematch);
+    // Ann's yes starts game 2 with the colours swapped.
+    r.resume(ann.clone());
+    r.request(ann.clone(), None, Request::Rematch)
+        .expect("ann agrees");
+    assert_eq!(r.game(), 2);
+    assert_eq!(r.snapshot().ply, 0);
+}
+
+#[test]
+fn a_restored_ai_seat_thinks_again() {
+    let (mut t, ann) = against_ai();
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    // The server stops while the AI thinks: the job is not saved.
+    let mut r = restart(&t);
+    assert!(r.pending_ai().is_none());
+    let again = r.reconcile_ai().expect("the restored AI is to move");
+    assert_eq!(again.position.ply(), 1);
+    let mv = again.position.legal_moves()[0];
+    assert_eq!(
+        r.ai_answered(again.job, Some(again.ai), Some(mv)),
+        AiAnswer::Played
+    );
+    // The old server's job means nothing here.
+    drop(job);
+    assert_eq!(r.snapshot().ply, 2);
+}
+
+#[test]
+fn corrupt_saved_rooms_are_refused_not_played() {
+    let (mut t, ann, _bob) = game();
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    let good = t.save();
+
+    let mut taken = good.clone();
+    taken.moves.push(SavedMove {
+        ply: 1,
+        ..taken.moves[0].clone()
+    });
+    assert!(matches!(
+        Table::restore(taken, 500, 0).err(),
+        Some(RestoreError::Move { ply: 1, .. })
+    ));
+    let mut gap = good.clone();
+    gap.moves[0].ply = 3;
+    assert!(Table::restore(gap, 500, 0).is_err());
+    let mut other_game = good.clone();
+    other_game.moves[0].game = 7;
+    assert!(Table::restore(other_game, 500, 0).is_err());
+    let mut rules = good.clone();
+    rules.table.rules.k = 0;
+    assert!(matches!(
+        Table::restore(rules, 500, 0).err(),
+        Some(RestoreError::Rules(_))
+    ));
+    let mut garbage = good;
+    garbage.moves[0].mv = "é!".to_owned();
+    assert!(Table::restore(garbage, 500, 0).is_err());
+}
+
+#[test]
+fn a_game_spanning_a_restart_keeps_its_start_and_move_times() {
+    let (mut t, ann, bob) = game();
+    t.note_time(1_000);
+    play(&mut t, &ann, 0, "b2").expect("ann opens");
+    t.note_time(3_000);
+    play(&mut t, &bob, 1, "a1").expect("bob answers");
+    t.note_time(4_500);
+    t.set_last_game(GameId(7));
+    let saved = t.save();
+    assert_eq!(saved.table.started_at, Some(1_000));
+    let times: Vec<u64> = saved.moves.iter().map(|m| m.ms).collect();
+    assert_eq!(times, [2_000, 1_500]);
+
+    // The server is down from 4,500 to 60,000: nobody could move meanwhile.
+    let mut r = Table::restore(saved, 500, 60_000).expect("it restores");
+    assert_eq!(r.snapshot().last_game, Some(GameId(7)));
+    r.resume(ann.clone());
+    r.resume(bob.clone());
+    for (ply, (who, mv, at)) in [
+        (&ann, "b1", 61_000),
+        (&bob, "c3", 62_000),
+        (&ann, "b3", 63_000),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        play(&mut r, who, ply as u32 + 2, mv).expect("legal");
+        r.note_time(at);
+    }
+    assert!(r.game_over().is_some());
+    let kept = r.finished_game(GameId(8), 63_000);
+    assert_eq!(kept.summary.started_at, 1_000);
+    let times: Vec<u64> = kept.moves.iter().map(|m| m.ms).collect();
+    assert_eq!(times, [2_000, 1_500, 1_000, 1_000, 1_000]);
+}
+
+#[test]
+fn a_room_with_hints_keeps_them_across_a_restart() {
+    let ann = person("ann", 1);
+    let spec = RoomSpec {
+        name: "hinted".into(),
+        rules: Rules::tictactoe(),
+        seats: SeatPlan {
+            x: SeatRequest::Me,
+            o: SeatRequest::Open,
+        },
+        private: false,
+        hints: true,
+    };
+    let t = Table::new(RoomId::from("room"), spec, ann, 500);
+    assert!(restart(&t).hints(), "hints survive the restart");
+    // A record saved before rooms had hints reads as a room without them.
+    let mut saved = t.save();
+    let mut json: serde_json::Value = serde_json::to_value(&saved.table).expect("serialises");
+    json.as_object_mut().expect("an object").remove("hints");
+    saved.table = serde_json::from_value(json).expect("reads without the field");
+    assert!(!Table::restore(saved, 500, 0).expect("restores").hints());
 }
