@@ -29,34 +29,12 @@ pub fn result_label(result: &GameStatus) -> String {
     }
 }
 
-/// Days since 1970-01-01 as (year, month, day) in the proleptic Gregorian calendar: Howard
-/// Hinnant's `civil_from_days`, on unsigned numbers since the epoch is the earliest date a
-/// protocol timestamp can name.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    // Shift the epoch to 0000-03-01 so that leap days fall at the end of a year.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let day_of_era = z % 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let mp = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = year_of_era + era * 400 + u64::from(month <= 2);
-    (year, month, day)
-}
-
 /// A protocol timestamp (milliseconds since the Unix epoch) as `YYYY-MM-DD HH:MM`, UTC.
 pub fn utc_minute(ms: u64) -> String {
-    let seconds = ms / 1000;
-    let (year, month, day) = civil_from_days(seconds / 86_400);
-    let minute_of_day = seconds % 86_400 / 60;
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        minute_of_day / 60,
-        minute_of_day % 60
-    )
+    // The record's `YYYY-MM-DDTHH:MM:SSZ`, cut to the minute.
+    let mut stamp = inarow_engine::record::utc_timestamp(ms);
+    stamp.truncate("YYYY-MM-DDTHH:MM".len());
+    stamp.replace('T', " ")
 }
 
 /// How long a move took, as the game record's comments write it (`2.1s`): the engine

@@ -516,5 +516,37 @@ pub fn seconds_comment(ms: u64) -> String {
     text
 }
 
+/// Milliseconds since the Unix epoch as the record's `Start` and `End` tags write them:
+/// `YYYY-MM-DDTHH:MM:SSZ` (UTC, seconds truncated). Clients use it to show dates too.
+pub fn utc_timestamp(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+/// Days since 1970-01-01 as (year, month, day) in the proleptic Gregorian calendar: Howard
+/// Hinnant's `civil_from_days`, on unsigned numbers since the epoch is the earliest date a
+/// protocol timestamp can name.
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    // Shift the epoch to 0000-03-01 so that leap days fall at the end of a year.
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let day_of_era = z % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
 #[cfg(test)]
 mod tests;

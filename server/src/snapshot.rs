@@ -213,8 +213,8 @@ pub(crate) fn record_text(game: &GameSummary, moves: &[PlayedMove]) -> Result<St
             tags.push((format!("{tag}AI"), level.to_string()));
         }
     }
-    tags.push(("Start".to_owned(), utc_timestamp(game.started_at)));
-    tags.push(("End".to_owned(), utc_timestamp(game.ended_at)));
+    tags.push(("Start".to_owned(), record::utc_timestamp(game.started_at)));
+    tags.push(("End".to_owned(), record::utc_timestamp(game.ended_at)));
     tags.push(("Result".to_owned(), result.token().to_owned()));
     tags.push(("Termination".to_owned(), termination));
     let comments = moves
@@ -235,34 +235,6 @@ fn won_by(winner: Mark) -> RecordResult {
         Mark::X => RecordResult::XWon,
         Mark::O => RecordResult::OWon,
     }
-}
-
-/// Milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ` (UTC, seconds truncated).
-pub(crate) fn utc_timestamp(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`, for days on or after the epoch).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
 }
 
 /// The `analysis` of `position` (game `game` of room `id`) from the engine's values of
@@ -367,14 +339,6 @@ mod tests {
             spectators: vec!["bob".into()],
             last_game: None,
         }
-    }
-
-    #[test]
-    fn timestamps_are_utc_dates() {
-        assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
-        assert_eq!(utc_timestamp(951_782_400_000), "2000-02-29T00:00:00Z");
-        assert_eq!(utc_timestamp(1_795_450_900_999), "2026-11-23T16:21:40Z");
-        assert_eq!(utc_timestamp(4_102_444_799_000), "2099-12-31T23:59:59Z");
     }
 
     /// The `game` example of docs/protocol.md: its `text` is what the server writes.

@@ -230,3 +230,13 @@ proptest! {
         prop_assert_eq!(back.to_string(), text);
     }
 }
+
+#[test]
+fn timestamps_are_utc_dates() {
+    assert_eq!(utc_timestamp(0), "1970-01-01T00:00:00Z");
+    assert_eq!(utc_timestamp(951_782_400_000), "2000-02-29T00:00:00Z");
+    assert_eq!(utc_timestamp(951_868_799_999), "2000-02-29T23:59:59Z");
+    assert_eq!(utc_timestamp(1_795_450_900_999), "2026-11-23T16:21:40Z");
+    assert_eq!(utc_timestamp(4_102_444_799_000), "2099-12-31T23:59:59Z");
+    assert_eq!(utc_timestamp(4_107_542_400_000), "2100-03-01T00:00:00Z");
+}
