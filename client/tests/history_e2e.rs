@@ -5,54 +5,15 @@
 //! client gets. Every wait is under a timeout.
 
 use std::io::Read;
-use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{Terminal as Client, WAIT};
+use common::{Server, Terminal as Client, WAIT};
 use inarow_protocol::{ClientMessage, GameId, ServerMessage};
-use tokio::net::TcpListener;
-use tokio::runtime::Runtime;
-use tokio_util::sync::CancellationToken;
-
-/// A server running on its own runtime for the length of a test.
-struct Server {
-    addr: SocketAddr,
-    runtime: Runtime,
-    shutdown: CancellationToken,
-}
 
 impl Server {
-    fn start() -> Server {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a tokio runtime");
-        let shutdown = CancellationToken::new();
-        let listener = runtime
-            .block_on(TcpListener::bind("127.0.0.1:0"))
-            .expect("bind loopback");
-        let addr = listener.local_addr().expect("local addr");
-        let config = inarow_server::Config {
-            ai_pace: Duration::ZERO,
-            ai_move_time: Duration::from_millis(300),
-            ..inarow_server::Config::default()
-        };
-        runtime.spawn(inarow_server::run(listener, config, shutdown.clone()));
-        Server {
-            addr,
-            runtime,
-            shutdown,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://{}", self.addr)
-    }
-
     /// The `game` answer for `id`, as a raw WebSocket client receives it.
     fn game(&self, id: u64) -> ServerMessage {
         self.runtime.block_on(async {
@@ -60,12 +21,6 @@ impl Server {
             client.hello("raw").await;
             client.call(ClientMessage::Game { game: GameId(id) }).await
         })
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.shutdown.cancel();
     }
 }
 

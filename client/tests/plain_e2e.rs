@@ -3,58 +3,15 @@
 //! sever. Every read waits under a timeout.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 mod common;
 
-use common::WAIT;
+use common::{Server, WAIT};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
-
-/// A server running on its own runtime for the length of a test.
-struct Server {
-    addr: SocketAddr,
-    runtime: Runtime,
-    shutdown: CancellationToken,
-}
-
-impl Server {
-    fn start() -> Server {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a tokio runtime");
-        let shutdown = CancellationToken::new();
-        let listener = runtime
-            .block_on(TcpListener::bind("127.0.0.1:0"))
-            .expect("bind loopback");
-        let addr = listener.local_addr().expect("local addr");
-        let config = inarow_server::Config {
-            ai_pace: Duration::ZERO,
-            ai_move_time: Duration::from_millis(300),
-            ..inarow_server::Config::default()
-        };
-        runtime.spawn(inarow_server::run(listener, config, shutdown.clone()));
-        Server {
-            addr,
-            runtime,
-            shutdown,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://{}", self.addr)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.shutdown.cancel();
-    }
-}
 
 use common::Terminal as Client;
 

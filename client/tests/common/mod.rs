@@ -130,3 +130,51 @@ impl Drop for Terminal {
         let _ = self.child.wait();
     }
 }
+
+/// A server running on its own runtime for the length of a test, on a loopback port, with
+/// AI seats that answer at once (no pacing) and think for at most 300 ms.
+pub struct Server {
+    /// Where it listens.
+    pub addr: std::net::SocketAddr,
+    /// The runtime it runs on, for tests that speak to it directly.
+    pub runtime: tokio::runtime::Runtime,
+    shutdown: tokio_util::sync::CancellationToken,
+}
+
+impl Server {
+    /// Starts a server with the test configuration.
+    pub fn start() -> Server {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let shutdown = tokio_util::sync::CancellationToken::new();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind loopback");
+        let addr = listener.local_addr().expect("local addr");
+        let config = inarow_server::Config {
+            ai_pace: Duration::ZERO,
+            ai_move_time: Duration::from_millis(300),
+            ..inarow_server::Config::default()
+        };
+        runtime.spawn(inarow_server::run(listener, config, shutdown.clone()));
+        Server {
+            addr,
+            runtime,
+            shutdown,
+        }
+    }
+
+    /// The server's WebSocket URL.
+    pub fn url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
