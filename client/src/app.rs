@@ -671,7 +671,10 @@ impl App {
                     (inarow_protocol::GameStatus::Waiting, Some(link)) => {
                         format!("{sentence} · {link}")
                     }
-                    _ => sentence,
+                    _ => match words::kept_game(room) {
+                        Some(kept) => format!("{sentence} · {kept}"),
+                        None => sentence,
+                    },
                 }
             }
             None => String::new(),

@@ -261,10 +261,36 @@ fn outcome(winner: Mark, mine: Option<Mark>, how: &str) -> String {
     format!("{winner} {how}{verdict}. Press r for a rematch")
 }
 
+/// Where the server keeps the game that has just ended, and how to see it again: shown
+/// while the ended game is on the board (`last_game` names it from the snapshot after
+/// its last move until the next game ends).
+pub fn kept_game(room: &RoomSnapshot) -> Option<String> {
+    let id = room.last_game.filter(|_| room.status.is_over())?;
+    Some(format!("kept as game {id}: inarow replay {id}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::board::tests::{C4, TTT, session, snapshot};
+
+    #[test]
+    fn an_ended_game_says_where_it_is_kept() {
+        let won = GameStatus::Won {
+            winner: Mark::X,
+            line: vec!["a1".into(), "b2".into(), "c3".into()],
+        };
+        let mut room = snapshot(TTT, &["X..", ".X.", "..X"], won);
+        assert_eq!(kept_game(&room), None, "not kept (yet)");
+        room.last_game = Some(inarow_protocol::GameId(42));
+        assert_eq!(
+            kept_game(&room).as_deref(),
+            Some("kept as game 42: inarow replay 42")
+        );
+        // During the next game `last_game` still names the previous one: not shown.
+        room.status = GameStatus::Playing { turn: Mark::X };
+        assert_eq!(kept_game(&room), None);
+    }
 
     #[test]
     fn rules_parse_and_label() {

@@ -85,6 +85,13 @@ fn play_two_games(server: &Server) {
     alice.send("play b2");
     alice.wait_for("our turn again", |l| l == "status: turn X (your move)");
     alice.send("resign");
+    // The ended game's snapshot says where the server keeps it, just above its status.
+    let kept = alice.wait_for("where the game is kept", |l| l.starts_with("kept as game "));
+    let id = kept
+        .strip_prefix("kept as game ")
+        .and_then(|rest| rest.split(':').next())
+        .expect("an id");
+    assert_eq!(kept, format!("kept as game {id}: inarow replay {id}"));
     alice.wait_for("the end", |l| l == "status: won O by resignation");
     alice.send("rematch");
     alice.wait_for("our turn in the rematch", |l| {

@@ -124,6 +124,9 @@ pub fn snapshot_lines(room: &RoomSnapshot, me: Option<SessionId>) -> Vec<String>
     if let Some(last) = &room.last_move {
         lines.push(format!("last: {last}"));
     }
+    if let Some(kept) = words::kept_game(room) {
+        lines.push(kept);
+    }
     lines.push(words::status_text(room, mine));
     lines
 }
