@@ -77,10 +77,13 @@ pub(crate) enum Task {
     Position,
     /// The score of every move.
     EveryMove,
+    /// One move proven best (its exact score, the position's), the others only proven
+    /// no better: what playing needs, often a fraction of [`Task::EveryMove`].
+    BestMove,
 }
 
 /// What a [`Task`] found: one entry for [`Task::Position`], one per column (`None` when
-/// full) for [`Task::EveryMove`]; and the nodes it took.
+/// full) for [`Task::EveryMove`] and [`Task::BestMove`]; and the nodes it took.
 #[derive(Debug, Clone)]
 pub(crate) struct Outcome {
     pub bounds: Vec<Option<Bounds>>,
@@ -162,7 +165,8 @@ fn run_task<S: Shape, K: StoredKey>(
     let mut solver = Solver::new(shape, table, node_limit, deadline, cancel);
     let bounds = match task {
         Task::Position => vec![Some(solver.solve(&grid))],
-        Task::EveryMove => solver.analyze(&grid),
+        Task::EveryMove => solver.analyze(&grid, false),
+        Task::BestMove => solver.analyze(&grid, true),
     };
     Outcome {
         bounds,
@@ -245,6 +249,36 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         self.narrow(grid, bounds, false)
     }
 
+    /// Whether the score of `grid` (not over) is at least `s`, by one null-window
+    /// search: bounds with `lo >= s` if so, `hi < s` if not (fail-soft, so often
+    /// tighter), the trivial bounds if a limit stopped it. The cheapest question: the
+    /// opening book asks only `s = 1` (a win) of most positions.
+    pub fn at_least(&mut self, grid: &Grid, s: i32) -> Bounds {
+        let shape = self.shape;
+        let (cells, n) = (shape.cells() as i32, grid.moves as i32);
+        if grid.can_win_next(shape) {
+            return Bounds::exact((cells + 1 - n) / 2);
+        }
+        let bounds = Bounds {
+            lo: -(cells - n) / 2,
+            hi: (cells + 1 - n) / 2,
+        };
+        if s <= bounds.lo {
+            return bounds;
+        }
+        if s > bounds.hi {
+            return bounds;
+        }
+        let r = self.negamax(grid, s - 1, s);
+        if self.stopped {
+            bounds
+        } else if r >= s {
+            Bounds { lo: r, ..bounds }
+        } else {
+            Bounds { hi: r, ..bounds }
+        }
+    }
+
     /// Narrows `bounds` on the score of `grid` (in progress, the mover cannot win at
     /// once) until it is exact or a limit comes. With `low_first`, the first window
     /// asks whether the score is its lowest bound: the cheapest question when that is
@@ -286,7 +320,10 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
     /// Bounds on the score of every column of `grid` (not over) for the mover, `None`
     /// for a full column, each child solved in turn with the shared table. Stops at a
     /// limit, leaving the rest as far as they were proven (at least the trivial bounds).
-    pub fn analyze(&mut self, grid: &Grid) -> Vec<Option<Bounds>> {
+    /// With `first_best`, stops at the first move proven to reach the position's score:
+    /// each move is asked only whether it does (one null window), and the others keep
+    /// an upper bound below it.
+    pub fn analyze(&mut self, grid: &Grid, first_best: bool) -> Vec<Option<Bounds>> {
         let shape = self.shape;
         let (cells, n) = (shape.cells() as i32, grid.moves as i32);
         let width = shape.width();
@@ -325,6 +362,34 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         // The position's own score first: no move beats it, one move reaches it, and
         // its search leaves in the table most of what proves each move's score.
         let best = self.solve(grid);
+        if first_best {
+            if !best.is_exact() {
+                return result;
+            }
+            // A move settled without search (a win at once) may already reach it.
+            if result.iter().flatten().any(|b| *b == best) {
+                return result;
+            }
+            for (col, child) in todo {
+                let slot = result[col as usize].as_mut().expect("set above");
+                slot.hi = slot.hi.min(best.hi);
+                // The move reaches the score if the opponent's after it is at most -best.
+                let reply = self.at_least(&child, 1 - best.lo);
+                if self.stopped {
+                    break;
+                }
+                if reply.hi <= -best.lo {
+                    *slot = best;
+                    break;
+                }
+                slot.hi = slot.hi.min(-reply.lo);
+            }
+            // The moves not reached are no better than the position.
+            for slot in result.iter_mut().flatten() {
+                slot.hi = slot.hi.min(best.hi);
+            }
+            return result;
+        }
         for (col, child) in todo {
             if self.stopped {
                 break;
@@ -536,7 +601,7 @@ mod tests {
             let mut solver = Solver::new(Standard, &mut table, u64::MAX, None, None);
             assert_eq!(solver.solve(&grid), Bounds::exact(expected), "{moves}");
             let best = solver
-                .analyze(&grid)
+                .analyze(&grid, false)
                 .into_iter()
                 .flatten()
                 .map(|b| {
