@@ -898,6 +898,39 @@ mod tests {
     }
 
     #[test]
+    fn ties_never_mix_a_proven_value_with_an_equal_estimate() {
+        let mut ai = Ai::new(Level::Perfect, 3);
+        let mv = |col| Move::Column(col);
+        let mut moves = vec![
+            (
+                MoveValue {
+                    mv: mv(0),
+                    value: Value::Estimate(0),
+                },
+                (true, 0, false, (false, 0)),
+            ),
+            (
+                MoveValue {
+                    mv: mv(1),
+                    value: Value::Draw,
+                },
+                (true, 0, true, (false, 0)),
+            ),
+            (
+                MoveValue {
+                    mv: mv(2),
+                    value: Value::Estimate(0),
+                },
+                (true, 0, false, (false, 0)),
+            ),
+        ];
+        moves.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
+        for _ in 0..50 {
+            assert_eq!(ai.pick(&moves), mv(1));
+        }
+    }
+
+    #[test]
     fn ai_is_send() {
         fn send<T: Send>() {}
         send::<Ai>();
