@@ -6,7 +6,7 @@
 //! nice -n 19 cargo run --release -p inarow-engine --example build-book -- \
 //!     --plies N --out engine/data/c4-7x6.book \
 //!     [--checkpoint FILE] [--root MOVES] [--table-mib M] [--hint-nodes K]
-//!     [--max-minutes T] [--save-minutes S]
+//!     [--max-minutes T] [--save-minutes S] [--merge OTHER.book]...
 //! ```
 //!
 //! The book is the top of a proof tree: an X position of fewer than N stones gets the
@@ -23,6 +23,8 @@
 //! `.progress`) as `w <column digits> <column> <score floor>` and read back on the next
 //! run; the book file is rewritten every `--save-minutes` (default 10) and at the end.
 //! Raising `--plies` later turns the old leaves into inner nodes and keeps their moves.
+//! The output's existing entries and those of every `--merge` book are kept (exact
+//! scores win over a proven move), so runs split with `--root` join into one book.
 //! Lines of version 1 (`<column digits> <score per column>`, exact scores) are read too.
 
 use std::collections::{BTreeMap, HashMap};
@@ -44,6 +46,8 @@ struct Options {
     hint_nodes: u64,
     max_time: Option<Duration>,
     save_every: Duration,
+    /// Other books whose entries join this one (parallel runs, older books).
+    merge: Vec<PathBuf>,
 }
 
 fn options() -> Result<Options, String> {
@@ -53,6 +57,7 @@ fn options() -> Result<Options, String> {
     let mut hint_nodes = 2_000_000;
     let mut max_time = None;
     let mut save_every = Duration::from_secs(600);
+    let mut merge = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -61,6 +66,7 @@ fn options() -> Result<Options, String> {
             "--out" => out = Some(PathBuf::from(value()?)),
             "--checkpoint" => checkpoint = Some(PathBuf::from(value()?)),
             "--root" => root = value()?,
+            "--merge" => merge.push(PathBuf::from(value()?)),
             "--table-mib" => {
                 let mib: usize = value()?.parse().map_err(|e| format!("--table-mib: {e}"))?;
                 table_bytes = mib << 20;
@@ -96,6 +102,7 @@ fn options() -> Result<Options, String> {
         hint_nodes,
         max_time,
         save_every,
+        merge,
     })
 }
 
@@ -411,11 +418,18 @@ fn run(options: Options) -> Result<(), String> {
     let mut book = Book::new(options.plies);
     // The committed book's entries stay (the sample of exact ones among them, deeper
     // than the proof may reach, so its depth stays too).
-    if let Ok(bytes) = std::fs::read(&options.out) {
-        let old =
-            Book::from_bytes(&bytes).map_err(|e| format!("{}: {e}", options.out.display()))?;
-        book = Book::new(options.plies.max(old.plies() as u8));
-        book.merge(&old);
+    let existing = std::fs::exists(&options.out).unwrap_or(false);
+    for path in existing
+        .then_some(&options.out)
+        .into_iter()
+        .chain(&options.merge)
+    {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let old = Book::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut joined = Book::new(book.plies().max(old.plies()) as u8);
+        joined.merge(&book);
+        joined.merge(&old);
+        book = joined;
     }
     let resumed = resume(&options.checkpoint, &mut book)?;
     println!(
