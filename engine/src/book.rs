@@ -440,7 +440,7 @@ pub(crate) fn book_move(moves: &[MoveValue], n: u32) -> Option<Move> {
 mod tests {
     use super::*;
     use crate::ai::solver::table::{PartialTable, prime_at_most};
-    use crate::ai::solver::{Bounds, Solver};
+    use crate::ai::solver::{Bounds, Solver, Task};
 
     fn position(moves: &str) -> Position {
         Position::from_column_digits(Rules::connect4(), moves).expect("legal")
@@ -593,7 +593,7 @@ mod tests {
                 .iter()
                 .all(|&s| matches!(decode(s), Some(Known::Exact(_) | Known::Full)))
             {
-                let solved = solver.analyze(&grid, false);
+                let solved = solver.analyze(&grid, Task::EveryMove);
                 if solver.stopped {
                     continue;
                 }

@@ -209,13 +209,20 @@ fn medium_is_depth_limited_and_unproven_early() {
     );
 }
 
+/// Without the opening book, the search cannot prove the empty board in a short
+/// budget and says so; with it, the book's move is proven at once.
 #[test]
 fn connect4_opening_is_not_claimed_proven() {
     let position = Position::new(Rules::connect4());
-    let analysis = Ai::new(Level::Perfect, 1).analyze(&position, &short());
+    let analysis = Ai::new(Level::Perfect, 1)
+        .with_book(None)
+        .analyze(&position, &short());
     assert!(!analysis.proven);
     assert_eq!(analysis.moves.len(), 7);
     assert!(analysis.best.is_some());
+    let booked = Ai::new(Level::Perfect, 1).think(&position, &short());
+    assert!(booked.proven && booked.nodes == 0, "{booked:?}");
+    assert_eq!(booked.best, Some(Move::Column(3)));
 }
 
 /// AI against AI to the end on boards of every shape (each bitboard width, thin boards,
@@ -314,7 +321,10 @@ fn connect4_solver_under_limits_never_picks_a_proven_worse_move() {
         nodes: None,
         cancel: Some(cancel),
     };
-    let analysis = Ai::new(Level::Perfect, 1).analyze(&opening, &limits);
+    // Without the book, which would answer at once.
+    let analysis = Ai::new(Level::Perfect, 1)
+        .with_book(None)
+        .analyze(&opening, &limits);
     assert!(!analysis.proven);
     assert!(
         opening

@@ -423,6 +423,15 @@ impl Ai {
             .get_or_insert_with(|| SolverTable::new(rules, budget))
     }
 
+    /// Whether `limits` already end the search: cancelled, or past `deadline`.
+    fn stopped_by(&self, limits: &Limits, deadline: Option<Instant>) -> bool {
+        limits
+            .cancel
+            .as_deref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            || deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// [`Ai::analyze`] with the exact solver: every move solved in turn with the shared
     /// table; if a limit comes first, the general search values what was not proven
     /// with the rest of the budget, and the choice never strays below what was proven.
@@ -452,11 +461,18 @@ impl Ai {
         let solver_nodes = limits
             .nodes
             .map_or(u64::MAX, |nodes| nodes / u64::from(of) * u64::from(share));
+        // Playing: the exact score with half the solver's budget, then, if it is out of
+        // reach, the outcome (win, draw, loss) and a move that keeps it with the rest.
+        let playing = task == Task::BestMove;
         let outcome = self.solver_table(rules).run(
             position,
             task,
-            solver_nodes,
-            solver_deadline,
+            if playing {
+                solver_nodes / 2
+            } else {
+                solver_nodes
+            },
+            solver_deadline.map(|d| if playing { start + (d - start) / 2 } else { d }),
             limits.cancel.as_deref(),
         );
         let mut nodes = outcome.nodes;
@@ -474,12 +490,28 @@ impl Ai {
             .collect();
         let mut depth = cells - n;
         // A move proven as good as any other can be: enough to play, and no search
-        // after it changes the choice.
+        // after it changes the choice. When playing, a proven win is one (the quickest
+        // win may be another, if the exact scores were out of reach).
         let proven_best = |moves: &[Graded]| {
-            moves
-                .iter()
-                .any(|m| m.bounds.is_exact() && moves.iter().all(|o| o.bounds.hi <= m.bounds.lo))
+            moves.iter().any(|m| {
+                (playing && m.bounds.lo > 0)
+                    || (m.bounds.is_exact() && moves.iter().all(|o| o.bounds.hi <= m.bounds.lo))
+            })
         };
+        if playing && !proven_best(&moves) && !self.stopped_by(limits, solver_deadline) {
+            let more = self.solver_table(rules).run(
+                position,
+                Task::Outcome,
+                solver_nodes.saturating_sub(nodes),
+                solver_deadline,
+                limits.cancel.as_deref(),
+            );
+            nodes += more.nodes;
+            for (m, bounds) in moves.iter_mut().zip(more.bounds.iter().flatten()) {
+                m.bounds.lo = m.bounds.lo.max(bounds.lo);
+                m.bounds.hi = m.bounds.hi.min(bounds.hi);
+            }
+        }
         let settled = proven_best(&moves) && (task == Task::BestMove);
         if !settled && moves.iter().any(|m| !m.bounds.is_exact()) {
             // The rest of the budget for a heuristic opinion on the unproven moves.
@@ -798,10 +830,10 @@ impl Graded {
     /// Its [`Value`]: exact when proven; else an estimate that says a win or a loss
     /// when the bounds prove one (of unknown length), else the heuristic's.
     fn value(&self, cells: u32, n: u32) -> Value {
-        if self.bounds.is_exact() {
+        if self.bounds.is_exact() || self.bounds.lo > 0 {
+            // A win of score at least `lo` comes no later than one of exactly `lo`:
+            // `Win` of that many plies is the bound `Value::Win` allows.
             solver::value_of(self.bounds.lo, cells, n)
-        } else if self.bounds.lo > 0 {
-            Value::Estimate(WIN + self.bounds.lo)
         } else if self.bounds.hi < 0 {
             Value::Estimate(-WIN + self.bounds.hi)
         } else {

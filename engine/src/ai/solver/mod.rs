@@ -80,10 +80,14 @@ pub(crate) enum Task {
     /// One move proven best (its exact score, the position's), the others only proven
     /// no better: what playing needs, often a fraction of [`Task::EveryMove`].
     BestMove,
+    /// The position's win, draw or loss and a move that keeps it (for a win, a move
+    /// proven to win, its score only bounded): cheaper still, for when the exact
+    /// score is out of reach.
+    Outcome,
 }
 
 /// What a [`Task`] found: one entry for [`Task::Position`], one per column (`None` when
-/// full) for [`Task::EveryMove`] and [`Task::BestMove`]; and the nodes it took.
+/// full) for the other tasks; and the nodes it took.
 #[derive(Debug, Clone)]
 pub(crate) struct Outcome {
     pub bounds: Vec<Option<Bounds>>,
@@ -165,8 +169,7 @@ fn run_task<S: Shape, K: StoredKey>(
     let mut solver = Solver::new(shape, table, node_limit, deadline, cancel);
     let bounds = match task {
         Task::Position => vec![Some(solver.solve(&grid))],
-        Task::EveryMove => solver.analyze(&grid, false),
-        Task::BestMove => solver.analyze(&grid, true),
+        task => solver.analyze(&grid, task),
     };
     Outcome {
         bounds,
@@ -320,10 +323,12 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
     /// Bounds on the score of every column of `grid` (not over) for the mover, `None`
     /// for a full column, each child solved in turn with the shared table. Stops at a
     /// limit, leaving the rest as far as they were proven (at least the trivial bounds).
-    /// With `first_best`, stops at the first move proven to reach the position's score:
-    /// each move is asked only whether it does (one null window), and the others keep
-    /// an upper bound below it.
-    pub fn analyze(&mut self, grid: &Grid, first_best: bool) -> Vec<Option<Bounds>> {
+    /// For [`Task::BestMove`], stops at the first move proven to reach the position's
+    /// score: each move is asked only whether it does (one null window), and the others
+    /// keep an upper bound below it. For [`Task::Outcome`], likewise with the position's
+    /// win, draw or loss instead of its score. ([`Task::Position`] is taken as
+    /// [`Task::EveryMove`].)
+    pub fn analyze(&mut self, grid: &Grid, task: Task) -> Vec<Option<Bounds>> {
         let shape = self.shape;
         let (cells, n) = (shape.cells() as i32, grid.moves as i32);
         let width = shape.width();
@@ -359,10 +364,49 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         if todo.is_empty() {
             return result;
         }
+        if task == Task::Outcome {
+            if result.iter().flatten().any(|b| b.lo > 0) {
+                return result;
+            }
+            // Is it a win? Else a draw? One null window each, at 0.
+            let mut position = self.at_least(grid, 1);
+            if !self.stopped && position.hi < 1 {
+                let draw = self.at_least(grid, 0);
+                position = Bounds {
+                    lo: draw.lo,
+                    hi: draw.hi.min(position.hi),
+                };
+            }
+            if self.stopped {
+                return result;
+            }
+            for slot in result.iter_mut().flatten() {
+                slot.hi = slot.hi.min(position.hi);
+            }
+            if position.hi < 0 {
+                // Lost: no move keeps more, and only exact scores tell them apart.
+                return result;
+            }
+            // A move that wins (`target` 1) or draws (0).
+            let target = position.lo.min(1);
+            for (col, child) in todo {
+                let reply = self.at_least(&child, 1 - target);
+                if self.stopped {
+                    break;
+                }
+                let slot = result[col as usize].as_mut().expect("set above");
+                if reply.hi <= -target {
+                    slot.lo = slot.lo.max(-reply.hi);
+                    break;
+                }
+                slot.hi = slot.hi.min(-reply.lo);
+            }
+            return result;
+        }
         // The position's own score first: no move beats it, one move reaches it, and
         // its search leaves in the table most of what proves each move's score.
         let best = self.solve(grid);
-        if first_best {
+        if task == Task::BestMove {
             if !best.is_exact() {
                 return result;
             }
@@ -601,7 +645,7 @@ mod tests {
             let mut solver = Solver::new(Standard, &mut table, u64::MAX, None, None);
             assert_eq!(solver.solve(&grid), Bounds::exact(expected), "{moves}");
             let best = solver
-                .analyze(&grid, false)
+                .analyze(&grid, Task::EveryMove)
                 .into_iter()
                 .flatten()
                 .map(|b| {
