@@ -9,7 +9,7 @@ use inarow_engine::{Ai, Book, BookError, Level, Limits, Move, Player, Position, 
 /// The committed book covers the AI's lines as X for positions of fewer stones than
 /// this: X's book move and every O reply, from the empty board. Raise it with the book
 /// (`--plies` of `examples/build-book.rs`).
-const X_PLIES: usize = 9;
+const X_PLIES: usize = 17;
 /// Likewise for the AI as O. The committed book has no O lines yet (see the README).
 const O_PLIES: usize = 0;
 
