@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use inarow_engine::{Ai, Book, GameStatus, Level, Limits, Player, Position, Rules};
+use inarow_engine::{Ai, Book, GameStatus, Level, Limits, Move, Player, Position, Rules};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
@@ -57,6 +57,10 @@ fn options() -> Result<Options, String> {
 
 /// One AI move's record.
 struct Timed {
+    /// The AI's side.
+    side: Player,
+    /// Stones on the board before the move.
+    ply: usize,
     time: Duration,
     proven: bool,
     book: bool,
@@ -110,6 +114,8 @@ fn main() -> ExitCode {
                     let start = Instant::now();
                     let analysis = ai.think(&position, &limits);
                     record.push(Timed {
+                        side: mover,
+                        ply: position.ply(),
                         time: start.elapsed(),
                         proven: analysis.proven,
                         book: book.is_some_and(|b| b.lookup(&position).is_some()),
@@ -122,6 +128,17 @@ fn main() -> ExitCode {
                 position.try_play(mv).expect("legal");
             }
             let side = usize::from(ai_side == Player::O);
+            if matches!(position.status(), GameStatus::Won { winner, .. } if winner != ai_side) {
+                let moves: String = position
+                    .history()
+                    .iter()
+                    .map(|m| match m {
+                        Move::Column(c) => char::from(b'1' + c),
+                        Move::Cell(_) => '?',
+                    })
+                    .collect();
+                println!("  the AI ({ai_side:?}) lost: {moves}");
+            }
             let outcome = match position.status() {
                 GameStatus::Won { winner, .. } if winner == ai_side => 0,
                 GameStatus::Drawn => 1,
@@ -129,20 +146,39 @@ fn main() -> ExitCode {
             };
             results[side][outcome] += 1;
         }
-        let mut times: Vec<Duration> = record.iter().map(|r| r.time).collect();
-        times.sort();
-        let proven = record.iter().filter(|r| r.proven).count();
-        let book = record.iter().filter(|r| r.book).count();
         println!(
-            "vs {opponent}: {} games in {:.1} s, {} AI moves at {} ms: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; proven {proven} ({book} from the book)",
+            "vs {opponent}: {} games in {:.1} s",
             o.games,
-            started.elapsed().as_secs_f64(),
-            record.len(),
-            o.budget.as_millis(),
-            quantile(&times, 0.5).as_secs_f64() * 1e3,
-            quantile(&times, 0.99).as_secs_f64() * 1e3,
-            times.last().map_or(0.0, |t| t.as_secs_f64() * 1e3),
+            started.elapsed().as_secs_f64()
         );
+        for (who, side) in [
+            ("all", None),
+            ("as X", Some(Player::X)),
+            ("as O", Some(Player::O)),
+        ] {
+            let moves: Vec<&Timed> = record
+                .iter()
+                .filter(|r| side.is_none_or(|s| r.side == s))
+                .collect();
+            if moves.is_empty() {
+                continue;
+            }
+            let mut times: Vec<Duration> = moves.iter().map(|r| r.time).collect();
+            times.sort();
+            let proven = moves.iter().filter(|r| r.proven).count();
+            let book = moves.iter().filter(|r| r.book).count();
+            let last_unproven = moves.iter().filter(|r| !r.proven).map(|r| r.ply).max();
+            let ms = |t: Duration| t.as_secs_f64() * 1e3;
+            println!(
+                "  {who}: {} AI moves at {} ms: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; proven {proven} ({book} from the book), last unproven at ply {}",
+                moves.len(),
+                o.budget.as_millis(),
+                ms(quantile(&times, 0.5)),
+                ms(quantile(&times, 0.99)),
+                ms(*times.last().expect("not empty")),
+                last_unproven.map_or("-".to_string(), |p| p.to_string()),
+            );
+        }
         for (side, name) in [(0, "X"), (1, "O")] {
             let [w, d, l] = results[side];
             if w + d + l > 0 {

@@ -512,6 +512,23 @@ impl Ai {
                 m.bounds.hi = m.bounds.hi.min(bounds.hi);
             }
         }
+        if playing && !proven_best(&moves) && !self.stopped_by(limits, solver_deadline) {
+            // Lost, or the outcome out of reach too: what is left of the solver's share
+            // bounds each move, as `analyze` does, so the choice below avoids the moves
+            // proven worse (a quick loss above all).
+            let more = self.solver_table(rules).run(
+                position,
+                Task::EveryMove,
+                solver_nodes.saturating_sub(nodes),
+                solver_deadline,
+                limits.cancel.as_deref(),
+            );
+            nodes += more.nodes;
+            for (m, bounds) in moves.iter_mut().zip(more.bounds.iter().flatten()) {
+                m.bounds.lo = m.bounds.lo.max(bounds.lo);
+                m.bounds.hi = m.bounds.hi.min(bounds.hi);
+            }
+        }
         let settled = proven_best(&moves) && (task == Task::BestMove);
         if !settled && moves.iter().any(|m| !m.bounds.is_exact()) {
             // The rest of the budget for a heuristic opinion on the unproven moves.
