@@ -113,10 +113,23 @@ fn main() -> ExitCode {
                     let ai = &mut ais[usize::from(mover == Player::O)];
                     let start = Instant::now();
                     let analysis = ai.think(&position, &limits);
+                    let took = start.elapsed();
+                    if took > o.budget + o.budget / 10 {
+                        // Past the budget: worth a look (a loaded machine, or a search
+                        // that polls its clock too rarely).
+                        println!(
+                            "  over budget: {:.0} ms at ply {} ({:?} to move), {} nodes, proven {}",
+                            took.as_secs_f64() * 1e3,
+                            position.ply(),
+                            mover,
+                            analysis.nodes,
+                            analysis.proven
+                        );
+                    }
                     record.push(Timed {
                         side: mover,
                         ply: position.ply(),
-                        time: start.elapsed(),
+                        time: took,
                         proven: analysis.proven,
                         book: book.is_some_and(|b| b.lookup(&position).is_some()),
                     });
