@@ -387,3 +387,25 @@ fn lost_positions_delay_the_loss_then_block() {
         .map(|m| m.value);
     assert_eq!(value, Some(Value::Loss(slowest)), "{analysis:?}");
 }
+
+/// Connect Four at Perfect where the budget proves neither the score nor the outcome:
+/// the move it plays is still screened against handing the opponent a quick win. After
+/// d1 d2 e1, only c1 or f1 stops X's open three on the bottom row (the AI once played
+/// a1 here against a random player, and lost).
+#[test]
+fn connect4_unproven_moves_avoid_quick_losses() {
+    let position = play(Rules::connect4(), "4 4 5");
+    for nodes in [200_000, 1_000_000, 3_000_000] {
+        let limits = Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        };
+        let thought = Ai::new(Level::Perfect, 1)
+            .with_book(None)
+            .think(&position, &limits);
+        assert!(
+            matches!(thought.best, Some(Move::Column(2 | 5))),
+            "{nodes} nodes: {thought:?}"
+        );
+    }
+}

@@ -498,12 +498,15 @@ impl Ai {
                     || (m.bounds.is_exact() && moves.iter().all(|o| o.bounds.hi <= m.bounds.lo))
             })
         };
-        if playing && !proven_best(&moves) && !self.stopped_by(limits, solver_deadline) {
+        // The outcome gets up to three quarters of the solver's share, the screen of
+        // every move below the last quarter.
+        let outcome_deadline = solver_deadline.map(|d| start + (d - start) * 3 / 4);
+        if playing && !proven_best(&moves) && !self.stopped_by(limits, outcome_deadline) {
             let more = self.solver_table(rules).run(
                 position,
                 Task::Outcome,
-                solver_nodes.saturating_sub(nodes),
-                solver_deadline,
+                (solver_nodes / 4 * 3).saturating_sub(nodes),
+                outcome_deadline,
                 limits.cancel.as_deref(),
             );
             nodes += more.nodes;
@@ -512,21 +515,42 @@ impl Ai {
                 m.bounds.hi = m.bounds.hi.min(bounds.hi);
             }
         }
-        if playing && !proven_best(&moves) && !self.stopped_by(limits, solver_deadline) {
-            // Lost, or the outcome out of reach too: what is left of the solver's share
-            // bounds each move, as `analyze` does, so the choice below avoids the moves
-            // proven worse (a quick loss above all).
-            let more = self.solver_table(rules).run(
-                position,
-                Task::EveryMove,
-                solver_nodes.saturating_sub(nodes),
-                solver_deadline,
-                limits.cancel.as_deref(),
-            );
-            nodes += more.nodes;
-            for (m, bounds) in moves.iter_mut().zip(more.bounds.iter().flatten()) {
-                m.bounds.lo = m.bounds.lo.max(bounds.lo);
-                m.bounds.hi = m.bounds.hi.min(bounds.hi);
+        if playing && !proven_best(&moves) {
+            // Lost, or the outcome out of reach too: the rest of the solver's share,
+            // split between the moves, asks of each whether it hands the opponent a win,
+            // so the choice below avoids the moves proven to lose (quick losses, the
+            // blunders a heuristic misses, are cheap to prove).
+            let open: Vec<usize> = (0..moves.len())
+                .filter(|&i| !moves[i].bounds.is_exact() && moves[i].bounds.hi > 0)
+                .collect();
+            for (k, &i) in open.iter().enumerate() {
+                if self.stopped_by(limits, solver_deadline) {
+                    break;
+                }
+                let mut child = position.clone();
+                child.try_play(moves[i].mv).expect("a legal move");
+                if child.is_over() {
+                    continue;
+                }
+                let share = (open.len() - k) as u32;
+                let slice_deadline = solver_deadline.map(|d| {
+                    let now = Instant::now();
+                    now + d.saturating_duration_since(now) / share
+                });
+                let slice_nodes = solver_nodes.saturating_sub(nodes) / u64::from(share);
+                let reply = self.solver_table(rules).run(
+                    &child,
+                    Task::Win,
+                    slice_nodes,
+                    slice_deadline,
+                    limits.cancel.as_deref(),
+                );
+                nodes += reply.nodes;
+                if let Some(Some(b)) = reply.bounds.first() {
+                    let m = &mut moves[i];
+                    m.bounds.lo = m.bounds.lo.max(-b.hi);
+                    m.bounds.hi = m.bounds.hi.min(-b.lo);
+                }
             }
         }
         let settled = proven_best(&moves) && (task == Task::BestMove);
@@ -561,11 +585,10 @@ impl Ai {
                 }
             }
         }
-        // Best first: the highest proven floor, then proven values before unproven
-        // ones with that floor, then the highest ceiling, then the heuristic.
-        moves.sort_by_key(|m| {
-            std::cmp::Reverse((m.bounds.lo, m.bounds.is_exact(), m.bounds.hi, m.estimate))
-        });
+        // Best first: the highest proven floor, then the highest ceiling (a move proven
+        // exactly at that floor is no better than one that may do more), then the
+        // heuristic.
+        moves.sort_by_key(|m| std::cmp::Reverse((m.bounds.lo, m.bounds.hi, m.estimate)));
         let top = moves[0];
         let best = if top.bounds.is_exact() {
             // Any move proven as good as the best: they are equal for certain.

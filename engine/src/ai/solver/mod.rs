@@ -84,9 +84,11 @@ pub(crate) enum Task {
     /// proven to win, its score only bounded): cheaper still, for when the exact
     /// score is out of reach.
     Outcome,
+    /// Whether the mover wins: one null window at 0, one entry.
+    Win,
 }
 
-/// What a [`Task`] found: one entry for [`Task::Position`], one per column (`None` when
+/// What a [`Task`] found: one entry for [`Task::Position`] and [`Task::Win`], one per column (`None` when
 /// full) for the other tasks; and the nodes it took.
 #[derive(Debug, Clone)]
 pub(crate) struct Outcome {
@@ -169,6 +171,7 @@ fn run_task<S: Shape, K: StoredKey>(
     let mut solver = Solver::new(shape, table, node_limit, deadline, cancel);
     let bounds = match task {
         Task::Position => vec![Some(solver.solve(&grid))],
+        Task::Win => vec![Some(solver.at_least(&grid, 1))],
         task => solver.analyze(&grid, task),
     };
     Outcome {
@@ -326,7 +329,7 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
     /// For [`Task::BestMove`], stops at the first move proven to reach the position's
     /// score: each move is asked only whether it does (one null window), and the others
     /// keep an upper bound below it. For [`Task::Outcome`], likewise with the position's
-    /// win, draw or loss instead of its score. ([`Task::Position`] is taken as
+    /// win, draw or loss instead of its score. (The one-entry tasks are taken as
     /// [`Task::EveryMove`].)
     pub fn analyze(&mut self, grid: &Grid, task: Task) -> Vec<Option<Bounds>> {
         let shape = self.shape;
