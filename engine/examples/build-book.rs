@@ -1,52 +1,63 @@
-//! Builds the Connect Four opening book: every position the AI can meet in its first
-//! plies, each with the exact value of every move, solved by the engine.
+//! Builds the Connect Four opening book: a proven winning move for every position the
+//! AI can meet as X (the first player, who wins 7×6) in its first plies, after its own
+//! book moves and every reply of O.
 //!
 //! ```text
-//! cargo run --release -p inarow-engine --example build-book -- \
+//! nice -n 19 cargo run --release -p inarow-engine --example build-book -- \
 //!     --plies N --out engine/data/c4-7x6.book \
-//!     [--checkpoint FILE] [--side x|o|both] [--root MOVES] [--table-mib M] [--max-minutes T]
+//!     [--checkpoint FILE] [--root MOVES] [--table-mib M] [--hint-nodes K]
+//!     [--max-minutes T] [--save-minutes S] [--merge OTHER.book]...
 //! ```
 //!
-//! Positions covered, for fewer than N stones: with the AI as X, X to move after the
-//! book's own X moves and every O reply; with the AI as O, O to move after every X
-//! move and the book's O replies. The book's move is the best, the most central among
-//! equals, which is what the AI plays from the book, so it stays on these lines.
+//! The book is the top of a proof tree: an X position of fewer than N stones gets the
+//! move that wins, and every O reply to it (whose X position is also in the book, when
+//! it has fewer than N stones) proves the move wins. Deepest first: an X position whose
+//! replies fall past the book is a leaf, its win and its move proven by the solver (a
+//! null window at 0, far cheaper than the exact score); a position above takes the move
+//! a bounded search proves (`--hint-nodes`, else centre first) and is proven by its
+//! replies' entries, so no search ever has to solve the opening whole. The score floor
+//! of an entry is the lowest of its replies'. One table (`--table-mib`, default 4 GiB)
+//! serves every search, so each leaf reuses what its neighbours proved.
 //!
-//! Resumable: each solved position is appended to the checkpoint (default: the output
-//! path plus `.progress`) as `<column digits> <score per column>` and read back on the
-//! next run, so an interrupted run loses at most the position it was solving. The
-//! book file is written at the end, or when `--max-minutes` runs out (with what is
-//! solved so far: every entry is exact, the book is only thinner). `--root` builds the
-//! subtree under a move sequence, for splitting the work between processes (each with
-//! its own checkpoint; concatenate the checkpoints and run once more to merge).
+//! Resumable: every entry is appended to the checkpoint (default: the output path plus
+//! `.progress`) as `w <column digits> <column> <score floor>` and read back on the next
+//! run; the book file is rewritten every `--save-minutes` (default 10) and at the end.
+//! Raising `--plies` later turns the old leaves into inner nodes and keeps their moves.
+//! The output's existing entries and those of every `--merge` book are kept (exact
+//! scores win over a proven move), so runs split with `--root` join into one book.
+//! Lines of version 1 (`<column digits> <score per column>`, exact scores) are read too.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use inarow_engine::{
-    Ai, Book, Cell, Level, Limits, Move, MoveValue, Player, Position, Rules, Value,
-};
+use inarow_engine::opening::Prover;
+use inarow_engine::{Book, Cell, Move, MoveValue, Player, Position, Rules};
 
 struct Options {
     plies: u8,
     out: PathBuf,
     checkpoint: PathBuf,
-    sides: Vec<Player>,
     root: String,
     table_bytes: usize,
+    hint_nodes: u64,
     max_time: Option<Duration>,
+    save_every: Duration,
+    /// Other books whose entries join this one (parallel runs, older books).
+    merge: Vec<PathBuf>,
 }
 
 fn options() -> Result<Options, String> {
     let (mut plies, mut out, mut checkpoint) = (None, None, None);
-    let mut sides = vec![Player::X, Player::O];
     let mut root = String::new();
-    let mut table_bytes = 256 << 20;
+    let mut table_bytes = 4096 << 20;
+    let mut hint_nodes = 2_000_000;
     let mut max_time = None;
+    let mut save_every = Duration::from_secs(600);
+    let mut merge = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -54,24 +65,23 @@ fn options() -> Result<Options, String> {
             "--plies" => plies = Some(value()?.parse().map_err(|e| format!("--plies: {e}"))?),
             "--out" => out = Some(PathBuf::from(value()?)),
             "--checkpoint" => checkpoint = Some(PathBuf::from(value()?)),
-            "--side" => {
-                sides = match value()?.as_str() {
-                    "x" | "X" => vec![Player::X],
-                    "o" | "O" => vec![Player::O],
-                    "both" => vec![Player::X, Player::O],
-                    other => return Err(format!("--side: x, o or both, not {other}")),
-                }
-            }
             "--root" => root = value()?,
+            "--merge" => merge.push(PathBuf::from(value()?)),
             "--table-mib" => {
                 let mib: usize = value()?.parse().map_err(|e| format!("--table-mib: {e}"))?;
                 table_bytes = mib << 20;
             }
-            "--max-minutes" => {
-                let minutes: f64 = value()?
-                    .parse()
-                    .map_err(|e| format!("--max-minutes: {e}"))?;
-                max_time = Some(Duration::from_secs_f64(minutes * 60.0));
+            "--hint-nodes" => {
+                hint_nodes = value()?.parse().map_err(|e| format!("--hint-nodes: {e}"))?
+            }
+            "--max-minutes" | "--save-minutes" => {
+                let minutes: f64 = value()?.parse().map_err(|e| format!("{arg}: {e}"))?;
+                let time = Duration::from_secs_f64(minutes * 60.0);
+                if arg == "--max-minutes" {
+                    max_time = Some(time);
+                } else {
+                    save_every = time;
+                }
             }
             _ => return Err(format!("unknown argument {arg}")),
         }
@@ -87,17 +97,13 @@ fn options() -> Result<Options, String> {
         plies,
         out,
         checkpoint,
-        sides,
         root,
         table_bytes,
+        hint_nodes,
         max_time,
+        save_every,
+        merge,
     })
-}
-
-/// Pons' score of an exact value at a position of `n` stones.
-fn score(value: Value, n: u32) -> i32 {
-    Book::score_of(value, n)
-        .unwrap_or_else(|| panic!("unproven value {value:?} while building the book"))
 }
 
 /// The column digits of a position's moves, as in Pons' data.
@@ -129,105 +135,226 @@ fn board_key(position: &Position) -> String {
     forward.min(mirror)
 }
 
-/// Columns from the centre out, so the first positions solved are the likeliest.
+/// Columns from the centre out: the likeliest winning moves first.
 const ORDER: [u8; 7] = [3, 2, 4, 1, 5, 0, 6];
 
+/// What the book already says of an X position: its winning move and score floor, or
+/// that it is no win.
+fn known(book: &Book, position: &Position) -> Option<Option<(u8, i32)>> {
+    let moves = book.lookup(position)?;
+    let n = position.ply() as u32;
+    let best = moves
+        .iter()
+        .filter_map(|m| Book::score_of(m.value, n).map(|s| (m.mv, s)))
+        .max_by_key(|&(_, s)| s)?;
+    let Move::Column(col) = best.0 else {
+        unreachable!("gravity moves are columns")
+    };
+    Some((best.1 > 0).then_some((col, best.1)))
+}
+
 struct Builder {
-    plies: u8,
-    ai: Ai,
+    plies: usize,
+    prover: Prover,
+    hint_nodes: u64,
     book: Book,
     checkpoint: File,
-    /// Positions (as [`board_key`]) already expanded for each side.
-    seen: HashSet<(Player, String)>,
+    /// Score floors of the X positions walked in this run, by board (mirror images
+    /// apart: the book's lookup joins them).
+    walked: HashMap<String, Option<i32>>,
     start: Instant,
     max_time: Option<Duration>,
-    /// Per ply: positions solved in this run and the time they took.
-    solved: BTreeMap<usize, (u32, Duration)>,
+    last_save: Instant,
+    save_every: Duration,
+    out: PathBuf,
+    /// Per ply: leaves proven in this run, their nodes and time.
+    leaves: BTreeMap<usize, (u32, u64, Duration)>,
     stopped: bool,
 }
 
 impl Builder {
-    fn visit(&mut self, position: &mut Position, side: Player) -> std::io::Result<()> {
-        if self.stopped || position.ply() >= usize::from(self.plies) || position.is_over() {
-            return Ok(());
+    /// Proves that X, to move at `position`, wins, recording the book's entries on the
+    /// way; the score floor, or `None` if X does not win (or time ran out: `stopped`).
+    fn prove(&mut self, position: &mut Position) -> std::io::Result<Option<i32>> {
+        let key = board_key(position);
+        if let Some(&done) = self.walked.get(&key) {
+            return Ok(done);
         }
-        if !self.seen.insert((side, board_key(position))) {
-            return Ok(());
+        if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
+            self.stopped = true;
         }
-        if position.to_move() == side {
-            let moves = match self.book.lookup(position) {
-                Some(moves) => moves,
-                None => {
-                    if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
-                        self.stopped = true;
-                        return Ok(());
-                    }
-                    let Some(moves) = self.solve(position)? else {
-                        return Ok(());
-                    };
-                    moves
-                }
-            };
-            let mv = Book::choose(position, &moves).expect("a position in progress has moves");
-            position.try_play(mv).expect("legal");
-            self.visit(position, side)?;
-            position.undo();
+        if self.stopped {
+            return Ok(None);
+        }
+        if self.last_save.elapsed() >= self.save_every {
+            self.save()?;
+            self.last_save = Instant::now();
+        }
+        let n = position.ply();
+        let leaf = n + 2 >= self.plies;
+        let known = known(&self.book, position);
+        let floor = if leaf {
+            match known {
+                Some(win) => win.map(|(_, lo)| lo),
+                None => self.leaf(position)?,
+            }
         } else {
-            for col in ORDER {
-                if position.try_play(Move::Column(col)).is_ok() {
-                    self.visit(position, side)?;
-                    position.undo();
-                }
+            self.inner(position, known.flatten())?
+        };
+        if !self.stopped {
+            self.walked.insert(key, floor);
+        }
+        Ok(floor)
+    }
+
+    /// A leaf: the solver proves the win and names the move.
+    fn leaf(&mut self, position: &Position) -> std::io::Result<Option<i32>> {
+        let started = Instant::now();
+        let before = self.prover.nodes;
+        let deadline = self.max_time.map(|t| self.start + t);
+        let Some(found) = self.prover.winning_move(position, u64::MAX, deadline) else {
+            self.stopped = true;
+            return Ok(None);
+        };
+        let (took, nodes) = (started.elapsed(), self.prover.nodes - before);
+        let stats = self.leaves.entry(position.ply()).or_default();
+        stats.0 += 1;
+        stats.1 += nodes;
+        stats.2 += took;
+        match found {
+            Some((col, lo)) => {
+                self.record(position, col, lo, nodes, took)?;
+                Ok(Some(lo))
+            }
+            None => {
+                println!("ply {:>2} {:<14} no win", position.ply(), digits(position));
+                Ok(None)
             }
         }
+    }
+
+    /// An inner node: a move whose every reply is proven won.
+    fn inner(
+        &mut self,
+        position: &mut Position,
+        known: Option<(u8, i32)>,
+    ) -> std::io::Result<Option<i32>> {
+        let started = Instant::now();
+        let mut candidates: Vec<u8> = Vec::new();
+        if let Some((col, _)) = known {
+            candidates.push(col);
+        } else if self.hint_nodes > 0 {
+            // A bounded search proves the move, or at least leaves a likely one in
+            // the table (the move that last raised the position's floor).
+            match self.prover.winning_move(position, self.hint_nodes, None) {
+                Some(Some((col, _))) => candidates.push(col),
+                _ => candidates.extend(self.prover.remembered_move(position)),
+            }
+        }
+        for col in ORDER {
+            if !candidates.contains(&col) {
+                candidates.push(col);
+            }
+        }
+        for col in candidates {
+            let mv = Move::Column(col);
+            if position.try_play(mv).is_err() {
+                continue;
+            }
+            let floor = if position.is_over() {
+                // A win at once: its score is exact.
+                Some((43 - position.ply() as i32) / 2)
+            } else {
+                self.replies(position)?
+            };
+            position.undo();
+            if self.stopped {
+                return Ok(None);
+            }
+            if let Some(lo) = floor {
+                let lo = known.map_or(lo, |(_, k)| k.max(lo));
+                let nodes = 0;
+                self.record(position, col, lo, nodes, started.elapsed())?;
+                return Ok(Some(lo));
+            }
+        }
+        println!("ply {:>2} {:<14} no win", position.ply(), digits(position));
+        Ok(None)
+    }
+
+    /// The lowest score floor over every O reply at `position` (O to move), `None` if
+    /// one of them is not a win for X.
+    fn replies(&mut self, position: &mut Position) -> std::io::Result<Option<i32>> {
+        let mut floor = i32::MAX;
+        for col in ORDER {
+            if position.try_play(Move::Column(col)).is_err() {
+                continue;
+            }
+            let result = if position.is_over() {
+                None
+            } else {
+                self.prove(position)?
+            };
+            position.undo();
+            match result {
+                Some(lo) => floor = floor.min(lo),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(floor))
+    }
+
+    fn record(
+        &mut self,
+        position: &Position,
+        col: u8,
+        lo: i32,
+        nodes: u64,
+        took: Duration,
+    ) -> std::io::Result<()> {
+        let moves = match digits(position) {
+            d if d.is_empty() => "-".to_string(),
+            d => d,
+        };
+        let line = format!("w {moves} {} {lo}", col + 1);
+        writeln!(self.checkpoint, "{line}")?;
+        self.checkpoint.flush()?;
+        self.book.insert_win(position, col, lo);
+        println!(
+            "[{:>7} in book {:>6.0} s] ply {:>2} {:<14} wins with {} (score >= {lo:>2}) {:>8.3} s {:>12} nodes",
+            self.book.len(),
+            self.start.elapsed().as_secs_f64(),
+            position.ply(),
+            digits(position),
+            col + 1,
+            took.as_secs_f64(),
+            nodes
+        );
         Ok(())
     }
 
-    fn solve(&mut self, position: &Position) -> std::io::Result<Option<Vec<MoveValue>>> {
-        let started = Instant::now();
-        // No time limit: a book entry must be exact, however long it takes.
-        let analysis = self.ai.analyze(
-            position,
-            &Limits::time(Duration::from_secs(365 * 24 * 3600)),
-        );
-        let took = started.elapsed();
-        if !analysis.proven {
-            eprintln!("{}: not proven, skipped", digits(position));
-            return Ok(None);
-        }
-        let n = position.ply() as u32;
-        let mut line = digits(position);
-        for col in 0..7 {
-            match analysis.moves.iter().find(|m| m.mv == Move::Column(col)) {
-                Some(m) => line += &format!(" {}", score(m.value, n)),
-                None => line += " x",
-            }
-        }
-        writeln!(self.checkpoint, "{line}")?;
-        self.checkpoint.flush()?;
-        self.book.insert(position, &analysis.moves);
-        let entry = self.solved.entry(position.ply()).or_default();
-        entry.0 += 1;
-        entry.1 += took;
+    fn save(&self) -> std::io::Result<()> {
+        write_book(&self.book, &self.out)?;
         println!(
-            "[{} in book] ply {:>2} {:<14} {:>8.2} s {:>13} nodes  scores{}",
+            "saved {} positions to {} after {:.0} s",
             self.book.len(),
-            position.ply(),
-            if line.starts_with(' ') {
-                "(empty)"
-            } else {
-                line.split(' ').next().unwrap_or("")
-            },
-            took.as_secs_f64(),
-            analysis.nodes,
-            &line[line.find(' ').unwrap_or(0)..]
+            self.out.display(),
+            self.start.elapsed().as_secs_f64()
         );
-        Ok(Some(analysis.moves))
+        Ok(())
     }
 }
 
+/// Writes `book` to `path` through a temporary file, so a reader never sees half.
+fn write_book(book: &Book, path: &Path) -> std::io::Result<()> {
+    let mut temporary = path.to_path_buf().into_os_string();
+    temporary.push(".tmp");
+    std::fs::write(&temporary, book.to_bytes())?;
+    std::fs::rename(&temporary, path)
+}
+
 /// Reads the checkpoint's lines into `book`.
-fn resume(path: &PathBuf, book: &mut Book) -> Result<usize, String> {
+fn resume(path: &Path, book: &mut Book) -> Result<usize, String> {
     let Ok(file) = File::open(path) else {
         return Ok(0);
     };
@@ -235,20 +362,40 @@ fn resume(path: &PathBuf, book: &mut Book) -> Result<usize, String> {
     for (number, line) in BufReader::new(file).lines().enumerate() {
         let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
         let bad = |what: &str| format!("{}:{}: {what}: {line}", path.display(), number + 1);
-        let mut parts = line.split_whitespace();
-        // The empty board's line starts with its scores.
-        let first = parts.clone().count() == 7;
-        let moves = if first {
-            ""
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        if parts.first() == Some(&"w") {
+            // A win: `w <moves> <column> <floor>`; the empty board's moves are "-".
+            let [_, moves, col, lo] = parts[..] else {
+                eprintln!("{}", bad("incomplete line, ignored"));
+                continue;
+            };
+            let moves = if moves == "-" { "" } else { moves };
+            let position = Position::from_column_digits(Rules::connect4(), moves)
+                .map_err(|e| bad(&e.to_string()))?;
+            let col: u8 = col.parse().map_err(|_| bad("bad column"))?;
+            let lo: i32 = lo.parse().map_err(|_| bad("bad score"))?;
+            if !(1..=7).contains(&col) || !(1..=22).contains(&lo) {
+                return Err(bad("column or score out of range"));
+            }
+            book.insert_win(&position, col - 1, lo);
+            count += 1;
+            continue;
+        }
+        // Version 1: `<moves> <score per column>`, the empty board's line has no moves.
+        let (moves, scores) = if parts.len() == 7 {
+            ("", &parts[..])
+        } else if parts.len() == 8 {
+            (parts[0], &parts[1..])
         } else {
-            parts.next().unwrap_or("")
+            eprintln!("{}", bad("incomplete line, ignored"));
+            continue;
         };
         let position = Position::from_column_digits(Rules::connect4(), moves)
             .map_err(|e| bad(&e.to_string()))?;
         let n = position.ply() as u32;
         let mut values = Vec::new();
-        for (col, text) in parts.enumerate() {
-            if text == "x" {
+        for (col, text) in scores.iter().enumerate() {
+            if *text == "x" {
                 continue;
             }
             let s: i32 = text.parse().map_err(|_| bad("bad score"))?;
@@ -258,9 +405,7 @@ fn resume(path: &PathBuf, book: &mut Book) -> Result<usize, String> {
             });
         }
         if values.len() != position.legal_moves().len() {
-            // A line cut short by an interrupted write: solved again.
-            eprintln!("{}", bad("incomplete line, ignored"));
-            continue;
+            return Err(bad("a score for every open column"));
         }
         book.insert(&position, &values);
         count += 1;
@@ -271,13 +416,28 @@ fn resume(path: &PathBuf, book: &mut Book) -> Result<usize, String> {
 fn run(options: Options) -> Result<(), String> {
     let io = |e: std::io::Error| e.to_string();
     let mut book = Book::new(options.plies);
+    // The committed book's entries stay (the sample of exact ones among them, deeper
+    // than the proof may reach, so its depth stays too).
+    let existing = std::fs::exists(&options.out).unwrap_or(false);
+    for path in existing
+        .then_some(&options.out)
+        .into_iter()
+        .chain(&options.merge)
+    {
+        let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let old = Book::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut joined = Book::new(book.plies().max(old.plies()) as u8);
+        joined.merge(&book);
+        joined.merge(&old);
+        book = joined;
+    }
     let resumed = resume(&options.checkpoint, &mut book)?;
     println!(
-        "{} positions from {}; building plies < {} for {:?} from {:?}",
+        "{} entries from {} ({} in all); X's proof below {} plies from {:?}",
         resumed,
         options.checkpoint.display(),
+        book.len(),
         options.plies,
-        options.sides,
         options.root
     );
     let checkpoint = OpenOptions::new()
@@ -286,42 +446,41 @@ fn run(options: Options) -> Result<(), String> {
         .open(&options.checkpoint)
         .map_err(|e| format!("{}: {e}", options.checkpoint.display()))?;
     let mut builder = Builder {
-        plies: options.plies,
-        ai: Ai::with_table_bytes(Level::Perfect, 0, options.table_bytes),
+        plies: options.plies.into(),
+        prover: Prover::new(options.table_bytes),
+        hint_nodes: options.hint_nodes,
         book,
         checkpoint,
-        seen: HashSet::new(),
+        walked: HashMap::new(),
         start: Instant::now(),
         max_time: options.max_time,
-        solved: BTreeMap::new(),
+        last_save: Instant::now(),
+        save_every: options.save_every,
+        out: options.out.clone(),
+        leaves: BTreeMap::new(),
         stopped: false,
     };
-    for &side in &options.sides {
-        let mut position = Position::from_column_digits(Rules::connect4(), &options.root)
-            .map_err(|e| format!("--root {}: {e}", options.root))?;
-        builder.visit(&mut position, side).map_err(io)?;
-    }
+    let mut position = Position::from_column_digits(Rules::connect4(), &options.root)
+        .map_err(|e| format!("--root {}: {e}", options.root))?;
+    let floor = if position.ply() % 2 == 0 {
+        builder.prove(&mut position).map_err(io)?
+    } else {
+        builder.replies(&mut position).map_err(io)?
+    };
     if builder.stopped {
-        println!("time is up: writing the positions solved so far");
+        println!("time is up: writing the positions proven so far");
+    } else {
+        println!("X wins from {:?}: score at least {floor:?}", options.root);
     }
-    println!("ply  solved this run  mean time per position");
-    for (ply, (count, time)) in &builder.solved {
+    println!("ply  leaves this run  mean nodes  mean time");
+    for (ply, (count, nodes, time)) in &builder.leaves {
         println!(
-            "{ply:>3}  {count:>15}  {:>10.3} s",
+            "{ply:>3}  {count:>14}  {:>10}  {:>8.3} s",
+            nodes / u64::from(*count),
             time.as_secs_f64() / f64::from(*count)
         );
     }
-    let bytes = builder.book.to_bytes();
-    let mut temporary = options.out.clone().into_os_string();
-    temporary.push(".tmp");
-    std::fs::write(&temporary, &bytes).map_err(io)?;
-    std::fs::rename(&temporary, &options.out).map_err(io)?;
-    println!(
-        "wrote {} positions ({} bytes) to {}",
-        builder.book.len(),
-        bytes.len(),
-        options.out.display()
-    );
+    builder.save().map_err(io)?;
     Ok(())
 }
 

@@ -1,11 +1,12 @@
-//! The Connect Four opening book: the exact score of every move of the 7×6 positions
-//! an AI can meet in its first plies, so it plays them at once and still reports exact
-//! values. Built by `examples/build-book.rs`, embedded from `data/c4-7x6.book`.
+//! The Connect Four opening book: for the 7×6 positions an AI can meet in its first
+//! plies, a proven move (a win with a floor on its score, or every move's exact score),
+//! so it plays them at once and still reports proven values. Built by
+//! `examples/build-book.rs`, embedded from `data/c4-7x6.book`.
 //!
 //! File format (little-endian):
 //!
 //! ```text
-//! magic    8 bytes  "C4BOOK\0\x01"
+//! magic    8 bytes  "C4BOOK\0\x02" (version 1, "C4BOOK\0\x01", had exact scores only)
 //! width    u8       7
 //! height   u8       6
 //! plies    u8       positions with fewer stones than this may be in the book
@@ -17,10 +18,15 @@
 //!
 //! A key is the solver's position key (mover's stones plus all stones), the smaller of
 //! the position's and its mirror image's: mirror images are stored once, with the
-//! scores in the orientation of the smaller key. A score is Pons' for the player to
-//! move after playing that column (`+s` wins leaving `2s - 2` or `2s - 1` cells empty,
-//! `-s` loses likewise, 0 draws); `i8::MIN` marks a full column.
-
+//! scores in the orientation of the smaller key. A column's byte is one of:
+//!
+//! - `-22..=22`: the exact score, Pons' for the player to move after playing that
+//!   column (`+s` wins leaving `2s - 2` or `2s - 1` cells empty, `-s` loses likewise,
+//!   0 draws);
+//! - `64 + s` (`s >= 1`): a proven win whose score is at least `s` — the book's move
+//!   where only the win was proven, far cheaper than the exact score;
+//! - `i8::MAX`: not searched (the entry's proven move is its best);
+//! - `i8::MIN`: a full column.
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -30,13 +36,19 @@ use crate::ai::{MoveValue, Value};
 use crate::position::Position;
 use crate::rules::{Move, Rules};
 
-const MAGIC: [u8; 8] = *b"C4BOOK\0\x01";
+const MAGIC: [u8; 8] = *b"C4BOOK\0\x02";
+/// Version 1: exact scores only, read as they are.
+const MAGIC_V1: [u8; 8] = *b"C4BOOK\0\x01";
 const HEADER_BYTES: usize = 16;
 const WIDTH: usize = 7;
 const ENTRY_BYTES: usize = 8 + WIDTH;
 const CHECKSUM_BYTES: usize = 8;
 /// Marks a full column.
 const FULL: i8 = i8::MIN;
+/// Marks a move not searched: the entry's proven move is its best.
+const UNKNOWN: i8 = i8::MAX;
+/// `AT_LEAST + s` marks a win of score at least `s`.
+const AT_LEAST: i8 = 64;
 
 /// The book compiled into the engine.
 static EMBEDDED: &[u8] = include_bytes!("../data/c4-7x6.book");
@@ -65,6 +77,11 @@ pub enum BookError {
         /// Index of the first entry out of order.
         index: usize,
     },
+    /// A column's byte is no score, bound or mark of the format.
+    BadScore {
+        /// Index of the entry.
+        index: usize,
+    },
 }
 
 impl fmt::Display for BookError {
@@ -78,6 +95,9 @@ impl fmt::Display for BookError {
             BookError::BadChecksum => f.write_str("opening book damaged (checksum mismatch)"),
             BookError::Unsorted { index } => {
                 write!(f, "opening book entries out of order at entry {index}")
+            }
+            BookError::BadScore { index } => {
+                write!(f, "opening book entry {index} holds an invalid score")
             }
         }
     }
@@ -122,7 +142,7 @@ impl Book {
         if bytes.len() < HEADER_BYTES + CHECKSUM_BYTES {
             return Err(truncated);
         }
-        if bytes[..8] != MAGIC {
+        if bytes[..8] != MAGIC && bytes[..8] != MAGIC_V1 {
             return Err(BookError::BadMagic);
         }
         let (width, height, plies) = (bytes[8], bytes[9], bytes[10]);
@@ -148,6 +168,9 @@ impl Book {
         {
             let key = u64::from_le_bytes(raw[..8].try_into().expect("8 bytes"));
             let scores: [i8; WIDTH] = std::array::from_fn(|i| raw[8 + i] as i8);
+            if scores.iter().any(|&s| decode(s).is_none()) {
+                return Err(BookError::BadScore { index });
+            }
             if entries.last().is_some_and(|&(last, _)| last >= key) {
                 return Err(BookError::Unsorted { index });
             }
@@ -223,6 +246,60 @@ impl Book {
         }
     }
 
+    /// Records a proven win of `position` (Connect Four, in progress) for its mover by
+    /// dropping in `col`, with a score of at least `lo` (at least 1); the other moves
+    /// are left unsearched. An entry of exact scores for the same position is kept: it
+    /// says more.
+    ///
+    /// # Panics
+    /// If the rules are not Connect Four's, `col` is full, or `lo` is not a win.
+    pub fn insert_win(&mut self, position: &Position, col: u8, lo: i32) {
+        assert_eq!(
+            position.rules(),
+            Rules::connect4(),
+            "a 7x6 Connect Four book"
+        );
+        assert!((1..=22).contains(&lo), "a win's score, not {lo}");
+        let mut scores = [FULL; WIDTH];
+        for mv in position.legal_moves() {
+            let Move::Column(c) = mv else {
+                unreachable!("gravity moves are columns")
+            };
+            scores[usize::from(c)] = UNKNOWN;
+        }
+        assert_eq!(scores[usize::from(col)], UNKNOWN, "column {col} is full");
+        scores[usize::from(col)] = AT_LEAST + lo as i8;
+        let (key, mirrored) = canonical(position);
+        if mirrored {
+            scores.reverse();
+        }
+        match self.entries.binary_search_by_key(&key, |&(k, _)| k) {
+            Ok(at) => {
+                let exact = |s: &[i8; WIDTH]| s.iter().all(|&v| v == FULL || v.abs() <= 22);
+                if !exact(&self.entries[at].1) {
+                    self.entries[at].1 = scores;
+                }
+            }
+            Err(at) => self.entries.insert(at, (key, scores)),
+        }
+    }
+
+    /// Adds `other`'s entries that this book lacks, and those where `other` has every
+    /// move exact and this book only a proven move.
+    pub fn merge(&mut self, other: &Book) {
+        let exact = |s: &[i8; WIDTH]| s.iter().all(|&v| v == FULL || v.abs() <= 22);
+        for &(key, scores) in &other.entries {
+            match self.entries.binary_search_by_key(&key, |&(k, _)| k) {
+                Ok(at) => {
+                    if exact(&scores) && !exact(&self.entries[at].1) {
+                        self.entries[at].1 = scores;
+                    }
+                }
+                Err(at) => self.entries.insert(at, (key, scores)),
+            }
+        }
+    }
+
     /// The exact value of every legal move of `position`, if it is in the book, in
     /// column order.
     pub fn lookup(&self, position: &Position) -> Option<Vec<MoveValue>> {
@@ -246,9 +323,33 @@ impl Book {
                 .filter(|&(_, &s)| s != FULL)
                 .map(|(col, &s)| MoveValue {
                     mv: Move::Column(col as u8),
-                    value: value_of(s.into(), 42, n),
+                    value: match decode(s) {
+                        Some(Known::Exact(score) | Known::AtLeast(score)) => {
+                            // A win of score at least `s` comes at the latest when a
+                            // win of exactly `s` would: `Win` of that many plies is
+                            // the bound `Value::Win` allows.
+                            value_of(score, 42, n)
+                        }
+                        _ => Value::Estimate(0),
+                    },
                 })
                 .collect(),
+        )
+    }
+
+    /// Whether `position` has an entry whose every move is exact (version 1's kind),
+    /// rather than only a proven move.
+    pub fn is_exact(&self, position: &Position) -> Option<bool> {
+        if position.rules() != Rules::connect4() || position.ply() >= usize::from(self.plies) {
+            return None;
+        }
+        let (key, _) = canonical(position);
+        let at = self.entries.binary_search_by_key(&key, |&(k, _)| k).ok()?;
+        Some(
+            self.entries[at]
+                .1
+                .iter()
+                .all(|&s| matches!(decode(s), Some(Known::Exact(_) | Known::Full))),
         )
     }
 
@@ -277,6 +378,28 @@ impl Book {
     #[cfg(test)]
     pub(crate) fn entries(&self) -> &[(u64, [i8; WIDTH])] {
         &self.entries
+    }
+}
+
+/// What a column's byte says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    Exact(i32),
+    AtLeast(i32),
+    Unknown,
+    Full,
+}
+
+/// A column's byte read, `None` if no byte of the format.
+fn decode(s: i8) -> Option<Known> {
+    match s {
+        FULL => Some(Known::Full),
+        UNKNOWN => Some(Known::Unknown),
+        -22..=22 => Some(Known::Exact(s.into())),
+        _ if (AT_LEAST + 1..=AT_LEAST + 22).contains(&s) => {
+            Some(Known::AtLeast(i32::from(s - AT_LEAST)))
+        }
+        _ => None,
     }
 }
 
@@ -317,7 +440,7 @@ pub(crate) fn book_move(moves: &[MoveValue], n: u32) -> Option<Move> {
 mod tests {
     use super::*;
     use crate::ai::solver::table::{PartialTable, prime_at_most};
-    use crate::ai::solver::{Bounds, Solver};
+    use crate::ai::solver::{Bounds, Solver, Task};
 
     fn position(moves: &str) -> Position {
         Position::from_column_digits(Rules::connect4(), moves).expect("legal")
@@ -367,6 +490,46 @@ mod tests {
     }
 
     #[test]
+    fn proven_wins_round_trip_and_mirror() {
+        let mut book = Book::new(8);
+        let p = position("4453");
+        book.insert_win(&p, 2, 3);
+        let read = Book::from_bytes(&book.to_bytes()).expect("valid");
+        assert_eq!(read, book);
+        assert_eq!(read.is_exact(&p), Some(false));
+        let moves = read.lookup(&p).expect("in the book");
+        assert_eq!(moves.len(), 7);
+        let win = Book::value_of(3, 4);
+        assert!(matches!(win, Value::Win(_)));
+        for m in &moves {
+            let expected = if m.mv == Move::Column(2) {
+                win
+            } else {
+                Value::Estimate(0)
+            };
+            assert_eq!(m.value, expected, "{}", m.mv);
+        }
+        assert_eq!(book_move(&moves, 4), Some(Move::Column(2)));
+        let mirrored = read.lookup(&position("4435")).expect("mirror stored once");
+        assert_eq!(book_move(&mirrored, 4), Some(Move::Column(4)));
+        // Exact scores are kept over a proven move, and win when merged.
+        let exact = values(&(0..7).map(|c| (c, Value::Draw)).collect::<Vec<_>>());
+        let mut other = Book::new(8);
+        other.insert(&p, &exact);
+        book.merge(&other);
+        assert_eq!(book.lookup(&p), Some(exact.clone()));
+        book.insert_win(&p, 2, 3);
+        assert_eq!(book.lookup(&p), Some(exact));
+        // Version 1 files (exact scores only) still read.
+        let mut v1 = other.to_bytes();
+        v1[..8].copy_from_slice(&MAGIC_V1);
+        let end = v1.len() - CHECKSUM_BYTES;
+        let checksum = fnv1a(&v1[..end]).to_le_bytes();
+        v1[end..].copy_from_slice(&checksum);
+        assert_eq!(Book::from_bytes(&v1), Ok(other));
+    }
+
+    #[test]
     fn damage_is_an_error() {
         let mut book = Book::new(4);
         book.insert(
@@ -384,6 +547,15 @@ mod tests {
         let mut bad = bytes.clone();
         bad[0] = b'X';
         assert_eq!(Book::from_bytes(&bad), Err(BookError::BadMagic));
+        let mut bad = bytes.clone();
+        bad[HEADER_BYTES + 8] = 30;
+        let end = bad.len() - CHECKSUM_BYTES;
+        let checksum = fnv1a(&bad[..end]).to_le_bytes();
+        bad[end..].copy_from_slice(&checksum);
+        assert_eq!(
+            Book::from_bytes(&bad),
+            Err(BookError::BadScore { index: 0 })
+        );
         let mut bad = bytes;
         bad.pop();
         assert!(matches!(
@@ -403,43 +575,98 @@ mod tests {
         assert_eq!(book_move(&moves, 10), Some(Move::Column(4)));
     }
 
-    /// Every move of `entries` solved again.
-    fn check_against_solver(book: &Book, entries: &[&(u64, [i8; WIDTH])]) {
+    /// Every proven move of `entries` proven again by the solver with at most
+    /// `node_limit` nodes per entry; the number of entries checked (those within it).
+    fn check_against_solver(
+        book: &Book,
+        entries: &[&(u64, [i8; WIDTH])],
+        node_limit: u64,
+    ) -> usize {
         let mut table = PartialTable::<u32>::new(prime_at_most(1 << 22));
-        for &&(key, scores) in entries {
+        let mut checked = 0;
+        'entry: for &&(key, scores) in entries {
             let grid = Grid::from_key(Standard, key);
+            let n = grid.moves as i32;
             assert!(grid.moves < book.plies(), "{key:#x}");
-            let mut solver = Solver::new(Standard, &mut table, u64::MAX, None, None);
-            let solved = solver.analyze(&grid);
-            for (col, (bounds, &score)) in solved.iter().zip(&scores).enumerate() {
-                match bounds {
-                    None => assert_eq!(score, FULL, "{key:#x} column {col}"),
-                    Some(b) => assert_eq!(*b, Bounds::exact(score.into()), "{key:#x} {col}"),
+            let mut solver = Solver::new(Standard, &mut table, node_limit, None, None);
+            if scores
+                .iter()
+                .all(|&s| matches!(decode(s), Some(Known::Exact(_) | Known::Full)))
+            {
+                let solved = solver.analyze(&grid, Task::EveryMove);
+                if solver.stopped {
+                    continue;
+                }
+                for (col, (bounds, &score)) in solved.iter().zip(&scores).enumerate() {
+                    match bounds {
+                        None => assert_eq!(score, FULL, "{key:#x} column {col}"),
+                        Some(b) => assert_eq!(*b, Bounds::exact(score.into()), "{key:#x} {col}"),
+                    }
+                }
+                checked += 1;
+                continue;
+            }
+            let mut proven = 0;
+            for (col, &byte) in scores.iter().enumerate() {
+                let col32 = col as u32;
+                match decode(byte).expect("read") {
+                    Known::Full => assert!(!grid.can_play(Standard, col32), "{key:#x} {col}"),
+                    Known::Unknown => assert!(grid.can_play(Standard, col32), "{key:#x} {col}"),
+                    Known::Exact(_) => panic!("{key:#x}: exact and proven moves mixed"),
+                    Known::AtLeast(lo) => {
+                        proven += 1;
+                        if grid.wins_with(Standard, col32) {
+                            assert!((43 - n) / 2 >= lo, "{key:#x} {col}");
+                            continue;
+                        }
+                        let child = grid.after_column(Standard, col32);
+                        // The opponent's score after it is below `1 - lo`.
+                        let reply = solver.at_least(&child, 1 - lo);
+                        if solver.stopped {
+                            continue 'entry;
+                        }
+                        assert!(reply.hi < 1 - lo, "{key:#x} column {col}: {reply:?}");
+                    }
                 }
             }
+            assert_eq!(proven, 1, "{key:#x}: one proven move");
+            checked += 1;
         }
+        checked
     }
 
-    /// A spread sample of the embedded book's entries (of at least 10 stones: each
-    /// solved in about a second).
+    /// A spread sample of the embedded book's deeper entries (quick to prove again):
+    /// three of each of its nine deepest plies, each checked within 20 million nodes.
     #[test]
     fn embedded_entries_match_the_solver() {
+        let book = Book::embedded().expect("the embedded book reads");
+        let plies = |&&(key, _): &&(u64, [i8; WIDTH])| Grid::from_key(Standard, key).moves;
+        let deepest = book
+            .entries()
+            .iter()
+            .map(|e| plies(&e))
+            .max()
+            .expect("entries");
+        let mut sample = Vec::new();
+        for ply in deepest.saturating_sub(8)..=deepest {
+            let at: Vec<_> = book.entries().iter().filter(|e| plies(e) == ply).collect();
+            let step = (at.len() / 3).max(1);
+            sample.extend(at.into_iter().step_by(step).take(3));
+        }
+        let checked = check_against_solver(book, &sample, 20_000_000);
+        eprintln!("{checked} of {} sampled entries proven again", sample.len());
+        assert!(checked * 2 >= sample.len(), "{checked} of {}", sample.len());
+    }
+
+    #[test]
+    #[ignore = "every entry of 12 stones or more (minutes): cargo test -p inarow-engine --release --lib book -- --ignored"]
+    fn every_deep_embedded_entry_matches_the_solver() {
         let book = Book::embedded().expect("the embedded book reads");
         let deep: Vec<_> = book
             .entries()
             .iter()
-            .filter(|&&(key, _)| Grid::from_key(Standard, key).moves >= 10)
+            .filter(|&&(key, _)| Grid::from_key(Standard, key).moves >= 12)
             .collect();
-        let step = (deep.len() / 4).max(1);
-        let sample: Vec<_> = deep.into_iter().step_by(step).take(4).collect();
-        check_against_solver(book, &sample);
-    }
-
-    #[test]
-    #[ignore = "every entry: cargo test -p inarow-engine --release --lib book -- --ignored"]
-    fn every_embedded_entry_matches_the_solver() {
-        let book = Book::embedded().expect("the embedded book reads");
-        let all: Vec<_> = book.entries().iter().collect();
-        check_against_solver(book, &all);
+        assert_eq!(check_against_solver(book, &deep, u64::MAX), deep.len());
     }
 }

@@ -48,6 +48,8 @@
 
 mod ai;
 mod book;
+#[doc(hidden)]
+pub mod opening;
 mod position;
 pub mod record;
 pub mod reference;

@@ -178,3 +178,31 @@ fn book_answers_match_the_solver() {
         eprintln!("SKIPPED: none of the sample positions is in the embedded book");
     }
 }
+
+/// `think` (what the AI plays) proves the best move only: the same score as the
+/// position's, proven, in no more nodes than valuing every move.
+#[test]
+fn think_proves_the_best_move_in_fewer_nodes() {
+    let Some(text) = common::read_data("connect4/Test_L2_R1") else {
+        return;
+    };
+    let limits = Limits::time(Duration::from_secs(600));
+    let (mut think_nodes, mut analyze_nodes) = (0, 0);
+    for (what, position, expected) in cases(&text).take(100) {
+        let mut ai = Ai::new(Level::Perfect, 1);
+        let thought = ai.think(&position, &limits);
+        assert!(thought.proven, "{what}: {thought:?}");
+        let best = thought.best.expect("a move");
+        let value = thought
+            .moves
+            .iter()
+            .find(|m| m.mv == best)
+            .expect("valued")
+            .value;
+        assert_eq!(common::pons_score(&position, value), expected, "{what}");
+        think_nodes += thought.nodes;
+        analyze_nodes += Ai::new(Level::Perfect, 1).analyze(&position, &limits).nodes;
+    }
+    eprintln!("100 positions: think {think_nodes} nodes, analyze {analyze_nodes}");
+    assert!(think_nodes <= analyze_nodes);
+}

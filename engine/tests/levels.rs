@@ -209,13 +209,20 @@ fn medium_is_depth_limited_and_unproven_early() {
     );
 }
 
+/// Without the opening book, the search cannot prove the empty board in a short
+/// budget and says so; with it, the book's move is proven at once.
 #[test]
 fn connect4_opening_is_not_claimed_proven() {
     let position = Position::new(Rules::connect4());
-    let analysis = Ai::new(Level::Perfect, 1).analyze(&position, &short());
+    let analysis = Ai::new(Level::Perfect, 1)
+        .with_book(None)
+        .analyze(&position, &short());
     assert!(!analysis.proven);
     assert_eq!(analysis.moves.len(), 7);
     assert!(analysis.best.is_some());
+    let booked = Ai::new(Level::Perfect, 1).think(&position, &short());
+    assert!(booked.proven && booked.nodes == 0, "{booked:?}");
+    assert_eq!(booked.best, Some(Move::Column(3)));
 }
 
 /// AI against AI to the end on boards of every shape (each bitboard width, thin boards,
@@ -314,7 +321,10 @@ fn connect4_solver_under_limits_never_picks_a_proven_worse_move() {
         nodes: None,
         cancel: Some(cancel),
     };
-    let analysis = Ai::new(Level::Perfect, 1).analyze(&opening, &limits);
+    // Without the book, which would answer at once.
+    let analysis = Ai::new(Level::Perfect, 1)
+        .with_book(None)
+        .analyze(&opening, &limits);
     assert!(!analysis.proven);
     assert!(
         opening
@@ -376,4 +386,26 @@ fn lost_positions_delay_the_loss_then_block() {
         .find(|m| m.mv == best)
         .map(|m| m.value);
     assert_eq!(value, Some(Value::Loss(slowest)), "{analysis:?}");
+}
+
+/// Connect Four at Perfect where the budget proves neither the score nor the outcome:
+/// the move it plays is still screened against handing the opponent a quick win. After
+/// d1 d2 e1, only c1 or f1 stops X's open three on the bottom row (the AI once played
+/// a1 here against a random player, and lost).
+#[test]
+fn connect4_unproven_moves_avoid_quick_losses() {
+    let position = play(Rules::connect4(), "4 4 5");
+    for nodes in [200_000, 1_000_000, 3_000_000] {
+        let limits = Limits {
+            nodes: Some(nodes),
+            ..Limits::default()
+        };
+        let thought = Ai::new(Level::Perfect, 1)
+            .with_book(None)
+            .think(&position, &limits);
+        assert!(
+            matches!(thought.best, Some(Move::Column(2 | 5))),
+            "{nodes} nodes: {thought:?}"
+        );
+    }
 }

@@ -133,7 +133,11 @@ pub struct Analysis {
     pub nodes: u64,
     /// Depth of the last completed iteration, in plies.
     pub depth: u32,
-    /// Whether every value in `moves` is exact.
+    /// Whether the chosen move is proven best: its value is proven and no move can do
+    /// better. From [`Ai::analyze`]'s search every value in `moves` is then exact; from
+    /// [`Ai::think`] and from the Connect Four opening book only the chosen move's need
+    /// be (from the book, a win's plies may be an upper bound, as [`Value::Win`]
+    /// allows), the others being `Estimate`s.
     pub proven: bool,
 }
 
@@ -176,6 +180,17 @@ pub struct Ai {
     solver: Option<SolverTable>,
     /// Nodes visited by the last [`Ai::analyze`] or [`Ai::solve`].
     last_nodes: u64,
+    /// The Connect Four opening book consulted before searching.
+    book: BookSource,
+}
+
+/// Where an [`Ai`] finds its Connect Four opening book.
+#[derive(Debug, Clone)]
+enum BookSource {
+    /// The book compiled into the engine (none if it does not read).
+    Embedded,
+    /// A book given by the caller, or none at all.
+    Given(Option<Arc<Book>>),
 }
 
 impl std::fmt::Debug for Ai {
@@ -220,7 +235,16 @@ impl Ai {
             threats: true,
             solver: None,
             last_nodes: 0,
+            book: BookSource::Embedded,
         }
+    }
+
+    /// This AI with `book` as its Connect Four opening book instead of the embedded one;
+    /// `None` plays without a book (every move searched, as when the embedded book is
+    /// damaged).
+    pub fn with_book(mut self, book: Option<Arc<Book>>) -> Ai {
+        self.book = BookSource::Given(book);
+        self
     }
 
     /// The AI as it was before the gomoku search and threat-space search, kept only so
@@ -245,10 +269,22 @@ impl Ai {
     /// (and the moves the solver could not prove within the limits) is valued by the
     /// general search.
     pub fn analyze(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        self.analyze_for(position, limits, Task::EveryMove)
+    }
+
+    /// What the AI plays and why: [`Ai::analyze`], except that where the exact solver
+    /// values the moves it stops as soon as one move is proven best (`proven`), and
+    /// returns at once instead of spending the rest of the budget on the others, whose
+    /// values are then estimates with the bounds proven (never above the best).
+    pub fn think(&mut self, position: &Position, limits: &Limits) -> Analysis {
+        self.analyze_for(position, limits, Task::BestMove)
+    }
+
+    fn analyze_for(&mut self, position: &Position, limits: &Limits, task: Task) -> Analysis {
         let rules = position.rules();
         self.prepare(rules);
         let analysis = if self.uses_solver(rules) {
-            self.run_solver(position, limits)
+            self.run_solver(position, limits, task)
         } else {
             self.run_general(position, limits)
         };
@@ -289,7 +325,7 @@ impl Ai {
 
     /// The move this AI plays; `None` when the game is over.
     pub fn choose(&mut self, position: &Position, limits: &Limits) -> Option<Move> {
-        self.analyze(position, limits).best
+        self.think(position, limits).best
     }
 
     /// The exact value of the position for the player to move, by one full search
@@ -387,10 +423,19 @@ impl Ai {
             .get_or_insert_with(|| SolverTable::new(rules, budget))
     }
 
+    /// Whether `limits` already end the search: cancelled, or past `deadline`.
+    fn stopped_by(&self, limits: &Limits, deadline: Option<Instant>) -> bool {
+        limits
+            .cancel
+            .as_deref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+            || deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
     /// [`Ai::analyze`] with the exact solver: every move solved in turn with the shared
     /// table; if a limit comes first, the general search values what was not proven
     /// with the rest of the budget, and the choice never strays below what was proven.
-    fn run_solver(&mut self, position: &Position, limits: &Limits) -> Analysis {
+    fn run_solver(&mut self, position: &Position, limits: &Limits, task: Task) -> Analysis {
         let start = Instant::now();
         if position.is_over() {
             return Analysis {
@@ -403,7 +448,11 @@ impl Ai {
         }
         let rules = position.rules();
         let (cells, n) = (rules.cells(), position.ply() as u32);
-        if let Some(analysis) = from_book(position) {
+        let book = match &self.book {
+            BookSource::Embedded => Book::embedded().ok(),
+            BookSource::Given(book) => book.as_deref(),
+        };
+        if let Some(analysis) = book.and_then(|book| from_book(book, position)) {
             return analysis;
         }
         let deadline = limits.deadline(start);
@@ -412,11 +461,18 @@ impl Ai {
         let solver_nodes = limits
             .nodes
             .map_or(u64::MAX, |nodes| nodes / u64::from(of) * u64::from(share));
+        // Playing: the exact score with half the solver's budget, then, if it is out of
+        // reach, the outcome (win, draw, loss) and a move that keeps it with the rest.
+        let playing = task == Task::BestMove;
         let outcome = self.solver_table(rules).run(
             position,
-            Task::EveryMove,
-            solver_nodes,
-            solver_deadline,
+            task,
+            if playing {
+                solver_nodes / 2
+            } else {
+                solver_nodes
+            },
+            solver_deadline.map(|d| if playing { start + (d - start) / 2 } else { d }),
             limits.cancel.as_deref(),
         );
         let mut nodes = outcome.nodes;
@@ -433,7 +489,72 @@ impl Ai {
             })
             .collect();
         let mut depth = cells - n;
-        if moves.iter().any(|m| !m.bounds.is_exact()) {
+        // A move proven as good as any other can be: enough to play, and no search
+        // after it changes the choice. When playing, a proven win is one (the quickest
+        // win may be another, if the exact scores were out of reach).
+        let proven_best = |moves: &[Graded]| {
+            moves.iter().any(|m| {
+                (playing && m.bounds.lo > 0)
+                    || (m.bounds.is_exact() && moves.iter().all(|o| o.bounds.hi <= m.bounds.lo))
+            })
+        };
+        // The outcome gets up to three quarters of the solver's share, the screen of
+        // every move below the last quarter.
+        let outcome_deadline = solver_deadline.map(|d| start + (d - start) * 3 / 4);
+        if playing && !proven_best(&moves) && !self.stopped_by(limits, outcome_deadline) {
+            let more = self.solver_table(rules).run(
+                position,
+                Task::Outcome,
+                (solver_nodes / 4 * 3).saturating_sub(nodes),
+                outcome_deadline,
+                limits.cancel.as_deref(),
+            );
+            nodes += more.nodes;
+            for (m, bounds) in moves.iter_mut().zip(more.bounds.iter().flatten()) {
+                m.bounds.lo = m.bounds.lo.max(bounds.lo);
+                m.bounds.hi = m.bounds.hi.min(bounds.hi);
+            }
+        }
+        if playing && !proven_best(&moves) {
+            // Lost, or the outcome out of reach too: the rest of the solver's share,
+            // split between the moves, asks of each whether it hands the opponent a win,
+            // so the choice below avoids the moves proven to lose (quick losses, the
+            // blunders a heuristic misses, are cheap to prove).
+            let open: Vec<usize> = (0..moves.len())
+                .filter(|&i| !moves[i].bounds.is_exact() && moves[i].bounds.hi > 0)
+                .collect();
+            for (k, &i) in open.iter().enumerate() {
+                if self.stopped_by(limits, solver_deadline) {
+                    break;
+                }
+                let mut child = position.clone();
+                child.try_play(moves[i].mv).expect("a legal move");
+                if child.is_over() {
+                    continue;
+                }
+                let share = (open.len() - k) as u32;
+                let slice_deadline = solver_deadline.map(|d| {
+                    let now = Instant::now();
+                    now + d.saturating_duration_since(now) / share
+                });
+                let slice_nodes = solver_nodes.saturating_sub(nodes) / u64::from(share);
+                let reply = self.solver_table(rules).run(
+                    &child,
+                    Task::Win,
+                    slice_nodes,
+                    slice_deadline,
+                    limits.cancel.as_deref(),
+                );
+                nodes += reply.nodes;
+                if let Some(Some(b)) = reply.bounds.first() {
+                    let m = &mut moves[i];
+                    m.bounds.lo = m.bounds.lo.max(-b.hi);
+                    m.bounds.hi = m.bounds.hi.min(-b.lo);
+                }
+            }
+        }
+        let settled = proven_best(&moves) && (task == Task::BestMove);
+        if !settled && moves.iter().any(|m| !m.bounds.is_exact()) {
             // The rest of the budget for a heuristic opinion on the unproven moves.
             let fallback = Limits {
                 time: deadline.map(|d| d.saturating_duration_since(Instant::now())),
@@ -464,11 +585,10 @@ impl Ai {
                 }
             }
         }
-        // Best first: the highest proven floor, then proven values before unproven
-        // ones with that floor, then the highest ceiling, then the heuristic.
-        moves.sort_by_key(|m| {
-            std::cmp::Reverse((m.bounds.lo, m.bounds.is_exact(), m.bounds.hi, m.estimate))
-        });
+        // Best first: the highest proven floor, then the highest ceiling (a move proven
+        // exactly at that floor is no better than one that may do more), then the
+        // heuristic.
+        moves.sort_by_key(|m| std::cmp::Reverse((m.bounds.lo, m.bounds.hi, m.estimate)));
         let top = moves[0];
         let best = if top.bounds.is_exact() {
             // Any move proven as good as the best: they are equal for certain.
@@ -479,7 +599,11 @@ impl Ai {
             // floor, which no proven value exceeds.
             top.mv
         };
-        let proven = moves.iter().all(|m| m.bounds.is_exact());
+        let proven = if task == Task::EveryMove {
+            moves.iter().all(|m| m.bounds.is_exact())
+        } else {
+            proven_best(&moves)
+        };
         Analysis {
             moves: moves
                 .iter()
@@ -679,7 +803,7 @@ impl Ai {
                         mv: r.mv,
                         value: value_of(r.score, r.exact, cells, n),
                     },
-                    (r.searched || r.exact, r.score, defence(r)),
+                    (r.searched || r.exact, r.score, r.exact, defence(r)),
                 )
             })
             .collect();
@@ -718,10 +842,8 @@ impl Ai {
     }
 }
 
-/// The analysis of a Connect Four position from the embedded opening book, if it is
-/// there (and the book reads: a damaged one is not used, and the search takes over).
-fn from_book(position: &Position) -> Option<Analysis> {
-    let book = Book::embedded().ok()?;
+/// The analysis of a Connect Four position from `book`, if it is there.
+fn from_book(book: &Book, position: &Position) -> Option<Analysis> {
     let mut moves = book.lookup(position)?;
     let (cells, n) = (position.rules().cells(), position.ply() as u32);
     moves.sort_by_key(|m| std::cmp::Reverse(solver::score_of(m.value, cells, n)));
@@ -748,10 +870,10 @@ impl Graded {
     /// Its [`Value`]: exact when proven; else an estimate that says a win or a loss
     /// when the bounds prove one (of unknown length), else the heuristic's.
     fn value(&self, cells: u32, n: u32) -> Value {
-        if self.bounds.is_exact() {
+        if self.bounds.is_exact() || self.bounds.lo > 0 {
+            // A win of score at least `lo` comes no later than one of exactly `lo`:
+            // `Win` of that many plies is the bound `Value::Win` allows.
             solver::value_of(self.bounds.lo, cells, n)
-        } else if self.bounds.lo > 0 {
-            Value::Estimate(WIN + self.bounds.lo)
         } else if self.bounds.hi < 0 {
             Value::Estimate(-WIN + self.bounds.hi)
         } else {
@@ -761,9 +883,11 @@ impl Graded {
 }
 
 /// How a root move ranks, best highest: searched (or exact) before far cells, then by
-/// score, then, among proven losses, by how it defends (takes an opponent's winning
-/// cell, heuristic value after it).
-type Rank = (bool, i32, (bool, i32));
+/// score, then proven before unproven (so a random pick among ties never mixes a proven
+/// value with an estimate that merely equals it: the AI plays no move its search has not
+/// shown as good as the one it proved), then, among proven losses, by how it defends
+/// (takes an opponent's winning cell, heuristic value after it).
+type Rank = (bool, i32, bool, (bool, i32));
 
 /// A root move under analysis.
 struct Root<B: Bits> {
@@ -843,6 +967,39 @@ mod tests {
         let again = ai.analyze(&position, &limits);
         assert_eq!(again.moves, fresh.moves);
         assert_eq!(again.nodes, fresh.nodes);
+    }
+
+    #[test]
+    fn ties_never_mix_a_proven_value_with_an_equal_estimate() {
+        let mut ai = Ai::new(Level::Perfect, 3);
+        let mv = |col| Move::Column(col);
+        let mut moves = vec![
+            (
+                MoveValue {
+                    mv: mv(0),
+                    value: Value::Estimate(0),
+                },
+                (true, 0, false, (false, 0)),
+            ),
+            (
+                MoveValue {
+                    mv: mv(1),
+                    value: Value::Draw,
+                },
+                (true, 0, true, (false, 0)),
+            ),
+            (
+                MoveValue {
+                    mv: mv(2),
+                    value: Value::Estimate(0),
+                },
+                (true, 0, false, (false, 0)),
+            ),
+        ];
+        moves.sort_by_key(|&(_, rank)| std::cmp::Reverse(rank));
+        for _ in 0..50 {
+            assert_eq!(ai.pick(&moves), mv(1));
+        }
     }
 
     #[test]

@@ -77,10 +77,19 @@ pub(crate) enum Task {
     Position,
     /// The score of every move.
     EveryMove,
+    /// One move proven best (its exact score, the position's), the others only proven
+    /// no better: what playing needs, often a fraction of [`Task::EveryMove`].
+    BestMove,
+    /// The position's win, draw or loss and a move that keeps it (for a win, a move
+    /// proven to win, its score only bounded): cheaper still, for when the exact
+    /// score is out of reach.
+    Outcome,
+    /// Whether the mover wins: one null window at 0, one entry.
+    Win,
 }
 
-/// What a [`Task`] found: one entry for [`Task::Position`], one per column (`None` when
-/// full) for [`Task::EveryMove`]; and the nodes it took.
+/// What a [`Task`] found: one entry for [`Task::Position`] and [`Task::Win`], one per column (`None` when
+/// full) for the other tasks; and the nodes it took.
 #[derive(Debug, Clone)]
 pub(crate) struct Outcome {
     pub bounds: Vec<Option<Bounds>>,
@@ -162,7 +171,8 @@ fn run_task<S: Shape, K: StoredKey>(
     let mut solver = Solver::new(shape, table, node_limit, deadline, cancel);
     let bounds = match task {
         Task::Position => vec![Some(solver.solve(&grid))],
-        Task::EveryMove => solver.analyze(&grid),
+        Task::Win => vec![Some(solver.at_least(&grid, 1))],
+        task => solver.analyze(&grid, task),
     };
     Outcome {
         bounds,
@@ -245,6 +255,36 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         self.narrow(grid, bounds, false)
     }
 
+    /// Whether the score of `grid` (not over) is at least `s`, by one null-window
+    /// search: bounds with `lo >= s` if so, `hi < s` if not (fail-soft, so often
+    /// tighter), the trivial bounds if a limit stopped it. The cheapest question: the
+    /// opening book asks only `s = 1` (a win) of most positions.
+    pub fn at_least(&mut self, grid: &Grid, s: i32) -> Bounds {
+        let shape = self.shape;
+        let (cells, n) = (shape.cells() as i32, grid.moves as i32);
+        if grid.can_win_next(shape) {
+            return Bounds::exact((cells + 1 - n) / 2);
+        }
+        let bounds = Bounds {
+            lo: -(cells - n) / 2,
+            hi: (cells + 1 - n) / 2,
+        };
+        if s <= bounds.lo {
+            return bounds;
+        }
+        if s > bounds.hi {
+            return bounds;
+        }
+        let r = self.negamax(grid, s - 1, s);
+        if self.stopped {
+            bounds
+        } else if r >= s {
+            Bounds { lo: r, ..bounds }
+        } else {
+            Bounds { hi: r, ..bounds }
+        }
+    }
+
     /// Narrows `bounds` on the score of `grid` (in progress, the mover cannot win at
     /// once) until it is exact or a limit comes. With `low_first`, the first window
     /// asks whether the score is its lowest bound: the cheapest question when that is
@@ -286,7 +326,12 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
     /// Bounds on the score of every column of `grid` (not over) for the mover, `None`
     /// for a full column, each child solved in turn with the shared table. Stops at a
     /// limit, leaving the rest as far as they were proven (at least the trivial bounds).
-    pub fn analyze(&mut self, grid: &Grid) -> Vec<Option<Bounds>> {
+    /// For [`Task::BestMove`], stops at the first move proven to reach the position's
+    /// score: each move is asked only whether it does (one null window), and the others
+    /// keep an upper bound below it. For [`Task::Outcome`], likewise with the position's
+    /// win, draw or loss instead of its score. (The one-entry tasks are taken as
+    /// [`Task::EveryMove`].)
+    pub fn analyze(&mut self, grid: &Grid, task: Task) -> Vec<Option<Bounds>> {
         let shape = self.shape;
         let (cells, n) = (shape.cells() as i32, grid.moves as i32);
         let width = shape.width();
@@ -322,9 +367,76 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
         if todo.is_empty() {
             return result;
         }
+        if task == Task::Outcome {
+            if result.iter().flatten().any(|b| b.lo > 0) {
+                return result;
+            }
+            // Is it a win? Else a draw? One null window each, at 0.
+            let mut position = self.at_least(grid, 1);
+            if !self.stopped && position.hi < 1 {
+                let draw = self.at_least(grid, 0);
+                position = Bounds {
+                    lo: draw.lo,
+                    hi: draw.hi.min(position.hi),
+                };
+            }
+            if self.stopped {
+                return result;
+            }
+            for slot in result.iter_mut().flatten() {
+                slot.hi = slot.hi.min(position.hi);
+            }
+            if position.hi < 0 {
+                // Lost: no move keeps more, and only exact scores tell them apart.
+                return result;
+            }
+            // A move that wins (`target` 1) or draws (0).
+            let target = position.lo.min(1);
+            for (col, child) in todo {
+                let reply = self.at_least(&child, 1 - target);
+                if self.stopped {
+                    break;
+                }
+                let slot = result[col as usize].as_mut().expect("set above");
+                if reply.hi <= -target {
+                    slot.lo = slot.lo.max(-reply.hi);
+                    break;
+                }
+                slot.hi = slot.hi.min(-reply.lo);
+            }
+            return result;
+        }
         // The position's own score first: no move beats it, one move reaches it, and
         // its search leaves in the table most of what proves each move's score.
         let best = self.solve(grid);
+        if task == Task::BestMove {
+            if !best.is_exact() {
+                return result;
+            }
+            // A move settled without search (a win at once) may already reach it.
+            if result.iter().flatten().any(|b| *b == best) {
+                return result;
+            }
+            for (col, child) in todo {
+                let slot = result[col as usize].as_mut().expect("set above");
+                slot.hi = slot.hi.min(best.hi);
+                // The move reaches the score if the opponent's after it is at most -best.
+                let reply = self.at_least(&child, 1 - best.lo);
+                if self.stopped {
+                    break;
+                }
+                if reply.hi <= -best.lo {
+                    *slot = best;
+                    break;
+                }
+                slot.hi = slot.hi.min(-reply.lo);
+            }
+            // The moves not reached are no better than the position.
+            for slot in result.iter_mut().flatten() {
+                slot.hi = slot.hi.min(best.hi);
+            }
+            return result;
+        }
         for (col, child) in todo {
             if self.stopped {
                 break;
@@ -536,7 +648,7 @@ mod tests {
             let mut solver = Solver::new(Standard, &mut table, u64::MAX, None, None);
             assert_eq!(solver.solve(&grid), Bounds::exact(expected), "{moves}");
             let best = solver
-                .analyze(&grid)
+                .analyze(&grid, Task::EveryMove)
                 .into_iter()
                 .flatten()
                 .map(|b| {
