@@ -214,7 +214,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
                 nodes: Some(PROBE_NODES),
                 cancel: Some(cancel),
             };
-            let analysis = ai.analyze(&position, &limits);
+            let analysis = evaluate(&mut ai, priority, &position, &limits);
             // Every AI seat keeps its `Ai` for the life of the room, but only a few
             // search at once: dropping the table after each search bounds table memory
             // by the searches running (cores × 4 MiB) instead of by AI seats or by jobs
@@ -250,7 +250,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
             cancel: Some(stop),
         };
         let searching = std::time::Instant::now();
-        let analysis = ai.analyze(&position, &limits);
+        let analysis = evaluate(&mut ai, priority, &position, &limits);
         // The histogram is of AI moves, which people wait for; hints would blur it.
         if priority == Priority::Seat {
             metrics::ai_search(searching.elapsed());
@@ -277,6 +277,16 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     drop(pass);
     let (ai, analysis) = searched?;
     Ok((Some(ai), Some(analysis)))
+}
+
+/// What a job asks of the engine: a seat needs its move, proven best as soon as it can be
+/// (`think`: the opening book, or the solver stopping at the first move proven best, with
+/// the others left as bounds); a hint needs the value of every move (`analyze`).
+fn evaluate(ai: &mut Ai, priority: Priority, position: &Position, limits: &Limits) -> Analysis {
+    match priority {
+        Priority::Seat => ai.think(position, limits),
+        Priority::Analysis => ai.analyze(position, limits),
+    }
 }
 
 /// How a blocking-pool thread runs AI work.

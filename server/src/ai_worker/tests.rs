@@ -235,3 +235,42 @@ fn probes_serve_seats_before_analyses_then_the_smallest_board() {
     }
     assert_eq!(order, vec![2, 1, 0, 3]);
 }
+
+#[tokio::test]
+async fn a_seat_stops_at_the_first_move_proven_best_where_a_hint_values_them_all() {
+    let pool = AiPool::new(1, TaskTracker::new());
+    let (tx, mut done) = mpsc::channel(8);
+    let stop = CancellationToken::new();
+    // Past the opening book (23 moves in, a win for the player to move, Pons' Test_L2_R1),
+    // small enough for the solver in a debug build.
+    let position = Position::from_column_digits(Rules::connect4(), "52753311433677442422121")
+        .expect("a legal position");
+    let (seat, _) = job(1, "seat", Priority::Seat, position.clone());
+    pool.spawn(seat, stop.clone(), tx.clone());
+    let seat = answer(&mut done).await;
+    let (hint, _) = job(2, "hint", Priority::Analysis, position);
+    pool.spawn(hint, stop.clone(), tx.clone());
+    let hint = answer(&mut done).await;
+    let (seat, hint) = (
+        seat.analysis.expect("the seat searched"),
+        hint.analysis.expect("the hint searched"),
+    );
+    assert!(seat.proven && hint.proven, "both proven: {seat:?} {hint:?}");
+    let value = |a: &Analysis| {
+        let best = a.best.expect("a move");
+        a.moves.iter().find(|m| m.mv == best).map(|m| m.value)
+    };
+    assert_eq!(value(&seat), value(&hint), "the same best value");
+    assert!(
+        hint.moves
+            .iter()
+            .all(|m| !matches!(m.value, inarow_engine::Value::Estimate(_))),
+        "a hint values every move exactly: {hint:?}"
+    );
+    assert!(
+        seat.nodes < hint.nodes,
+        "the seat searched less ({} nodes) than the hint ({})",
+        seat.nodes,
+        hint.nodes
+    );
+}
