@@ -16,7 +16,7 @@
 //! `proven: false`. Big open boards (gomoku) have a search of their own: line patterns
 //! updated per move, threat-ordered candidates near the stones, principal-variation
 //! search with a transposition table, and a threat-space search that proves wins. Without any limit a search stops after [`Limits::DEFAULT_TIME`].
-//! [`reference`] holds the plain minimax the tests and benchmarks compare against.
+//! [`reference`](mod@reference) holds the plain minimax the tests and benchmarks compare against.
 //!
 //! At [`Level::Perfect`] on gravity boards with four in a row whose columns fit 64 bits
 //! (Connect Four's 7×6 among them) an exact solver after Pascal Pons' takes over:
