@@ -252,9 +252,16 @@ fn answer(
     match path {
         "/healthz" => text(StatusCode::OK, "ok"),
         "/metrics" => {
+            let store = state.store.stats();
+            let read =
+                |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
             let body = metrics::render(&metrics::Gauges {
                 sessions: state.sessions.len(),
                 rooms: state.lobby.len(),
+                store_written: read(&store.committed),
+                store_retries: read(&store.retries),
+                store_dropped: read(&store.dropped),
+                store_queued: read(&store.queued).saturating_sub(read(&store.settled)),
             });
             let mut response = Response::new(Full::new(Bytes::from(body)));
             response.headers_mut().insert(

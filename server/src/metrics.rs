@@ -149,6 +149,14 @@ pub(crate) struct Gauges {
     pub(crate) sessions: usize,
     /// Open rooms.
     pub(crate) rooms: usize,
+    /// The store's writer: writes committed, failed commits retried, writes given up.
+    pub(crate) store_written: u64,
+    /// Failed commit attempts that were retried.
+    pub(crate) store_retries: u64,
+    /// Writes given up (refused by SQLite, or not queued because the queue was full).
+    pub(crate) store_dropped: u64,
+    /// Writes queued and not yet committed or given up.
+    pub(crate) store_queued: u64,
 }
 
 /// The Prometheus text exposition of every metric.
@@ -234,6 +242,31 @@ pub(crate) fn render(gauges: &Gauges) -> String {
         "Messages sent to clients.",
         get(&m.messages_out).to_string(),
     );
+    // The store: a host sees a failing disk here before players miss their games.
+    one(
+        "inarow_store_writes_total",
+        "counter",
+        "Writes (finished games, room checkpoints, sessions) committed to the data file.",
+        gauges.store_written.to_string(),
+    );
+    one(
+        "inarow_store_retries_total",
+        "counter",
+        "Failed commits retried (a locked database, an I/O error, a full disk).",
+        gauges.store_retries.to_string(),
+    );
+    one(
+        "inarow_store_dropped_total",
+        "counter",
+        "Writes given up: refused by SQLite, or the queue full after a long outage.",
+        gauges.store_dropped.to_string(),
+    );
+    one(
+        "inarow_store_queue_length",
+        "gauge",
+        "Writes waiting for the store's writer.",
+        gauges.store_queued.to_string(),
+    );
     one(
         "inarow_ai_queue_length",
         "gauge",
@@ -282,8 +315,14 @@ mod tests {
         let text = render(&Gauges {
             sessions: 3,
             rooms: 2,
+            store_written: 7,
+            store_retries: 1,
+            store_dropped: 0,
+            store_queued: 2,
         });
         assert!(text.contains("\ninarow_sessions 3\n"));
+        assert!(text.contains("\ninarow_store_writes_total 7\n"));
+        assert!(text.contains("\ninarow_store_queue_length 2\n"));
         assert!(text.contains("\ninarow_rooms 2\n"));
         assert!(text.contains("inarow_errors_total{code=\"stale_ply\"} "));
         assert!(text.contains("inarow_ai_move_seconds_bucket{le=\"+Inf\"} "));
@@ -306,6 +345,10 @@ mod tests {
         let text = render(&Gauges {
             sessions: 0,
             rooms: 0,
+            store_written: 0,
+            store_retries: 0,
+            store_dropped: 0,
+            store_queued: 0,
         });
         let count = |le: &str| -> u64 {
             let prefix = format!("inarow_ai_move_seconds_bucket{{le=\"{le}\"}} ");

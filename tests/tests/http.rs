@@ -143,6 +143,33 @@ async fn metrics_count_what_happens() {
     assert!(value("inarow_errors_total{code=\"stale_ply\"}") >= 1.0);
     assert!(value("inarow_ai_move_seconds_count") >= 0.0);
     assert!(value("inarow_ai_queue_length") >= 0.0);
+    // The store's counters are this server's own: nothing kept yet, then the game that
+    // bob resigns once `history` has waited for the writer.
+    assert_eq!(value("inarow_store_writes_total"), 0.0);
+    bob.call(inarow_protocol::ClientMessage::Resign { room: room.clone() })
+        .await;
+    let listed = ann
+        .call(inarow_protocol::ClientMessage::History {
+            name: None,
+            limit: None,
+            before: None,
+        })
+        .await;
+    assert!(
+        matches!(&listed, inarow_protocol::ServerMessage::History { games, .. } if games.len() == 1),
+        "{listed:?}"
+    );
+    let (_, text) = exchange(&server, &get("/metrics")).await;
+    let value = |name: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} missing from\n{text}"))
+    };
+    assert!(value("inarow_store_writes_total") >= 1.0);
+    assert_eq!(value("inarow_store_dropped_total"), 0.0);
+    assert_eq!(value("inarow_store_queue_length"), 0.0);
+    assert!(value("inarow_store_retries_total") >= 0.0);
     server.shutdown().await;
 }
 

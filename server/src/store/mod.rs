@@ -344,8 +344,7 @@ impl Store {
         self.read(move |conn| Ok(games::game(conn, id)?)).await
     }
 
-    /// The writer's counters.
-    #[cfg(test)]
+    /// The writer's counters (tests, and `/metrics`).
     pub(crate) fn stats(&self) -> &WriterStats {
         &self.inner.stats
     }
