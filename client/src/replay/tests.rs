@@ -6,19 +6,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::*;
 
-pub(crate) const TTT: Rules = Rules {
-    width: 3,
-    height: 3,
-    k: 3,
-    gravity: false,
-};
-
-pub(crate) const C4: Rules = Rules {
-    width: 7,
-    height: 6,
-    k: 4,
-    gravity: true,
-};
+pub(crate) use crate::board::tests::{C4, TTT};
 
 /// A kept game: `moves` as (move, ms), X and O alternating from X.
 pub(crate) fn record(rules: Rules, moves: &[(&str, u64)], result: GameStatus) -> GameRecord {

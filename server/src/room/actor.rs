@@ -39,10 +39,10 @@ pub(super) struct RoomActor {
     table: Table,
     /// The connections of the members the table counts as connected.
     audience: Audience,
-    /// The AI job running for the room and the flag that cancels its search.
-    running_ai: Option<(JobId, Arc<AtomicBool>)>,
-    /// The analysis job running for the room and the flag that cancels its search.
-    running_analysis: Option<(JobId, Arc<AtomicBool>)>,
+    /// The AI seat's job running for the room.
+    running_ai: Running,
+    /// The analysis job running for the room.
+    running_analysis: Running,
     ai_done_tx: mpsc::Sender<AiDone>,
     ai_done_rx: mpsc::Receiver<AiDone>,
     /// Since when nobody has been in the room (no one connected, no seat held).
@@ -64,8 +64,8 @@ impl RoomActor {
         RoomActor {
             table,
             audience,
-            running_ai: None,
-            running_analysis: None,
+            running_ai: Running::default(),
+            running_analysis: Running::default(),
             ai_done_tx,
             ai_done_rx,
             deserted_since: None,
@@ -82,8 +82,8 @@ impl RoomActor {
             creator: table.creator(),
             table,
             audience: Audience::default(),
-            running_ai: None,
-            running_analysis: None,
+            running_ai: Running::default(),
+            running_analysis: Running::default(),
             ai_done_tx,
             ai_done_rx,
             deserted_since: None,
@@ -134,8 +134,8 @@ impl RoomActor {
                 Some(done) = self.ai_done_rx.recv() => self.ai_done(done),
             }
         };
-        self.cancel_ai();
-        self.cancel_analysis();
+        self.running_ai.cancel();
+        self.running_analysis.cancel();
         if reason == SHUTTING_DOWN && self.context.store.keeps_live() {
             // Frozen from here: no command is taken after this snapshot, and the next
             // server starts from it.
@@ -383,7 +383,7 @@ impl RoomActor {
             },
             cancel: cancel.clone(),
         };
-        self.running_ai = Some((start.job, cancel));
+        self.running_ai.start(start.job, cancel);
         self.context
             .ai
             .spawn(job, self.shutdown.clone(), self.ai_done_tx.clone());
@@ -391,20 +391,7 @@ impl RoomActor {
 
     /// Cancels the running job if the table no longer waits for it.
     fn forget_stale_ai(&mut self) {
-        let pending = self.table.pending_ai();
-        if self
-            .running_ai
-            .as_ref()
-            .is_some_and(|(job, _)| Some(*job) != pending)
-        {
-            self.cancel_ai();
-        }
-    }
-
-    fn cancel_ai(&mut self) {
-        if let Some((_, cancel)) = self.running_ai.take() {
-            cancel.store(true, Ordering::Relaxed);
-        }
+        self.running_ai.cancel_unless(self.table.pending_ai());
     }
 
     fn ai_done(&mut self, done: AiDone) {
@@ -413,7 +400,7 @@ impl RoomActor {
             .analysis_answered(done.job_id, done.analysis.as_ref())
         {
             tracing::debug!(waiters = replies.len(), "analysis answered");
-            self.running_analysis = None;
+            self.running_analysis.finished();
             self.reply(replies);
             self.settle_analysis();
             return;
@@ -438,14 +425,8 @@ impl RoomActor {
     /// more, and starts one that members wait for.
     fn settle_analysis(&mut self) {
         let work = self.table.reconcile_analysis();
-        let pending = self.table.pending_analysis();
-        if self
-            .running_analysis
-            .as_ref()
-            .is_some_and(|(job, _)| Some(*job) != pending)
-        {
-            self.cancel_analysis();
-        }
+        self.running_analysis
+            .cancel_unless(self.table.pending_analysis());
         self.reply(work.replies);
         if let Some(start) = work.start {
             self.start_analysis(start);
@@ -465,16 +446,10 @@ impl RoomActor {
             cancel: cancel.clone(),
         };
         tracing::debug!(job = start.job.0, "analysis started");
-        self.running_analysis = Some((start.job, cancel));
+        self.running_analysis.start(start.job, cancel);
         self.context
             .ai
             .spawn(job, self.shutdown.clone(), self.ai_done_tx.clone());
-    }
-
-    fn cancel_analysis(&mut self) {
-        if let Some((_, cancel)) = self.running_analysis.take() {
-            cancel.store(true, Ordering::Relaxed);
-        }
     }
 
     /// Sends each member its own answer to `analyze`; a connection that cannot take it is
@@ -511,5 +486,39 @@ async fn sleep_until_some(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
+    }
+}
+
+/// A job of the room's on the AI pool, and the flag that cancels its search.
+#[derive(Default)]
+struct Running(Option<(JobId, Arc<AtomicBool>)>);
+
+impl Running {
+    /// `job` is running, cancelled through `cancel`.
+    fn start(&mut self, job: JobId, cancel: Arc<AtomicBool>) {
+        self.0 = Some((job, cancel));
+    }
+
+    /// The job has answered: nothing runs.
+    fn finished(&mut self) {
+        self.0 = None;
+    }
+
+    /// Cancels the running job, if any.
+    fn cancel(&mut self) {
+        if let Some((_, cancel)) = self.0.take() {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Cancels the running job unless it is `pending`, the one the table waits for.
+    fn cancel_unless(&mut self, pending: Option<JobId>) {
+        if self
+            .0
+            .as_ref()
+            .is_some_and(|(job, _)| Some(*job) != pending)
+        {
+            self.cancel();
+        }
     }
 }

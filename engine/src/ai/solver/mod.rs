@@ -243,16 +243,23 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
 
     /// The score of `grid` (not over), or as much as was proven of it before a limit.
     pub fn solve(&mut self, grid: &Grid) -> Bounds {
-        let shape = self.shape;
-        let (cells, n) = (shape.cells() as i32, grid.moves as i32);
-        if grid.can_win_next(shape) {
-            return Bounds::exact((cells + 1 - n) / 2);
+        match self.before_search(grid) {
+            Ok(bounds) => self.narrow(grid, bounds, false),
+            Err(won) => won,
         }
-        let bounds = Bounds {
+    }
+
+    /// What is known of `grid`'s score (not over) before any search: `Err` with the exact
+    /// score when the mover wins at once, else the bounds every score of it lies in.
+    fn before_search(&self, grid: &Grid) -> Result<Bounds, Bounds> {
+        let (cells, n) = (self.shape.cells() as i32, grid.moves as i32);
+        if grid.can_win_next(self.shape) {
+            return Err(Bounds::exact((cells + 1 - n) / 2));
+        }
+        Ok(Bounds {
             lo: -(cells - n) / 2,
             hi: (cells + 1 - n) / 2,
-        };
-        self.narrow(grid, bounds, false)
+        })
     }
 
     /// Whether the score of `grid` (not over) is at least `s`, by one null-window
@@ -260,14 +267,9 @@ impl<'a, S: Shape, K: StoredKey> Solver<'a, S, K> {
     /// tighter), the trivial bounds if a limit stopped it. The cheapest question: the
     /// opening book asks only `s = 1` (a win) of most positions.
     pub fn at_least(&mut self, grid: &Grid, s: i32) -> Bounds {
-        let shape = self.shape;
-        let (cells, n) = (shape.cells() as i32, grid.moves as i32);
-        if grid.can_win_next(shape) {
-            return Bounds::exact((cells + 1 - n) / 2);
-        }
-        let bounds = Bounds {
-            lo: -(cells - n) / 2,
-            hi: (cells + 1 - n) / 2,
+        let bounds = match self.before_search(grid) {
+            Ok(bounds) => bounds,
+            Err(won) => return won,
         };
         if s <= bounds.lo {
             return bounds;
