@@ -1,7 +1,8 @@
 //! The Connect Four opening book: for the 7×6 positions an AI can meet in its first
-//! plies, a proven move (a win with a floor on its score, or every move's exact score),
-//! so it plays them at once and still reports proven values. Built by
-//! `examples/build-book.rs`, embedded from `data/c4-7x6.book`.
+//! plies, as X or as O, a proven move (a win with a floor on its score, the exact score
+//! of a drawn or lost position's best move, or every move's exact score), so it plays
+//! them at once and still reports proven values. Built by `examples/build-book.rs`,
+//! embedded from `data/c4-7x6.book`.
 //!
 //! File format (little-endian):
 //!
@@ -22,7 +23,8 @@
 //!
 //! - `-22..=22`: the exact score, Pons' for the player to move after playing that
 //!   column (`+s` wins leaving `2s - 2` or `2s - 1` cells empty, `-s` loses likewise,
-//!   0 draws);
+//!   0 draws); beside unsearched columns, the best move's, so the position's too (O's
+//!   entries for drawn and lost positions);
 //! - `64 + s` (`s >= 1`): a proven win whose score is at least `s` — the book's move
 //!   where only the win was proven, far cheaper than the exact score;
 //! - `i8::MAX`: not searched (the entry's proven move is its best);
@@ -254,12 +256,31 @@ impl Book {
     /// # Panics
     /// If the rules are not Connect Four's, `col` is full, or `lo` is not a win.
     pub fn insert_win(&mut self, position: &Position, col: u8, lo: i32) {
+        assert!((1..=22).contains(&lo), "a win's score, not {lo}");
+        self.insert_move(position, col, AT_LEAST + lo as i8);
+    }
+
+    /// Records that dropping in `col` is the best move of `position` (Connect Four, in
+    /// progress) and that its score, so the position's, is exactly `score` (a draw or a
+    /// loss: a win's exact length is rarely worth its price, see
+    /// [`Book::insert_win`]); the other moves are left unsearched. An entry of exact
+    /// scores for the same position is kept.
+    ///
+    /// # Panics
+    /// If the rules are not Connect Four's, `col` is full, or `score` is no score.
+    pub fn insert_best(&mut self, position: &Position, col: u8, score: i32) {
+        assert!((-22..=22).contains(&score), "a score, not {score}");
+        self.insert_move(position, col, score as i8);
+    }
+
+    /// An entry for `position` where `col` holds `byte` and every other open column is
+    /// unsearched.
+    fn insert_move(&mut self, position: &Position, col: u8, byte: i8) {
         assert_eq!(
             position.rules(),
             Rules::connect4(),
             "a 7x6 Connect Four book"
         );
-        assert!((1..=22).contains(&lo), "a win's score, not {lo}");
         let mut scores = [FULL; WIDTH];
         for mv in position.legal_moves() {
             let Move::Column(c) = mv else {
@@ -268,14 +289,13 @@ impl Book {
             scores[usize::from(c)] = UNKNOWN;
         }
         assert_eq!(scores[usize::from(col)], UNKNOWN, "column {col} is full");
-        scores[usize::from(col)] = AT_LEAST + lo as i8;
+        scores[usize::from(col)] = byte;
         let (key, mirrored) = canonical(position);
         if mirrored {
             scores.reverse();
         }
         match self.entries.binary_search_by_key(&key, |&(k, _)| k) {
             Ok(at) => {
-                let exact = |s: &[i8; WIDTH]| s.iter().all(|&v| v == FULL || v.abs() <= 22);
                 if !exact(&self.entries[at].1) {
                     self.entries[at].1 = scores;
                 }
@@ -287,7 +307,6 @@ impl Book {
     /// Adds `other`'s entries that this book lacks, and those where `other` has every
     /// move exact and this book only a proven move.
     pub fn merge(&mut self, other: &Book) {
-        let exact = |s: &[i8; WIDTH]| s.iter().all(|&v| v == FULL || v.abs() <= 22);
         for &(key, scores) in &other.entries {
             match self.entries.binary_search_by_key(&key, |&(k, _)| k) {
                 Ok(at) => {
@@ -371,7 +390,7 @@ impl Book {
     /// best, the most central among equals. The generator follows the same rule, so
     /// the positions after it (and every reply) are in the book too.
     pub fn choose(position: &Position, moves: &[MoveValue]) -> Option<Move> {
-        book_move(moves, position.ply() as u32)
+        book_move(position, moves)
     }
 
     /// Every entry as a position key and its scores, for checks against the solver.
@@ -379,6 +398,11 @@ impl Book {
     pub(crate) fn entries(&self) -> &[(u64, [i8; WIDTH])] {
         &self.entries
     }
+}
+
+/// Whether an entry holds every move's exact score (version 1's kind of entry).
+fn exact(scores: &[i8; WIDTH]) -> bool {
+    scores.iter().all(|&v| v == FULL || v.abs() <= 22)
 }
 
 /// What a column's byte says.
@@ -422,17 +446,29 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// The best move of a book entry the AI plays from: the highest score, the most
-/// central column among equals (the book's own line, so the next positions are in it).
-/// `moves` are those of a position of `n` stones.
-pub(crate) fn book_move(moves: &[MoveValue], n: u32) -> Option<Move> {
-    let centre = |mv: &Move| match mv {
-        Move::Column(c) => (i32::from(*c) - 3).abs(),
-        Move::Cell(_) => i32::MAX,
+/// central column among equals (the book's own line, so the next positions are in it),
+/// and between a column and its mirror image the one to the right in the position's
+/// stored orientation, so that a position and its mirror image make the same choice
+/// (the generator meets each in whichever orientation it reaches first).
+/// `moves` are those of `position`.
+pub(crate) fn book_move(position: &Position, moves: &[MoveValue]) -> Option<Move> {
+    let n = position.ply() as u32;
+    let mirrored = position.rules() == Rules::connect4() && canonical(position).1;
+    let rank = |mv: &Move, value: Value| match *mv {
+        Move::Column(c) => {
+            let stored = if mirrored {
+                6 - i32::from(c)
+            } else {
+                i32::from(c)
+            };
+            let score = score_of(value, 42, n).unwrap_or(i32::MIN);
+            (score, -(i32::from(c) - 3).abs(), stored)
+        }
+        Move::Cell(_) => (i32::MIN, i32::MIN, i32::MIN),
     };
-    let rank = |value: Value| score_of(value, 42, n).unwrap_or(i32::MIN);
     moves
         .iter()
-        .max_by_key(|m| (rank(m.value), -centre(&m.mv)))
+        .max_by_key(|m| rank(&m.mv, m.value))
         .map(|m| m.mv)
 }
 
@@ -509,9 +545,12 @@ mod tests {
             };
             assert_eq!(m.value, expected, "{}", m.mv);
         }
-        assert_eq!(book_move(&moves, 4), Some(Move::Column(2)));
+        assert_eq!(book_move(&p, &moves), Some(Move::Column(2)));
         let mirrored = read.lookup(&position("4435")).expect("mirror stored once");
-        assert_eq!(book_move(&mirrored, 4), Some(Move::Column(4)));
+        assert_eq!(
+            book_move(&position("4435"), &mirrored),
+            Some(Move::Column(4))
+        );
         // Exact scores are kept over a proven move, and win when merged.
         let exact = values(&(0..7).map(|c| (c, Value::Draw)).collect::<Vec<_>>());
         let mut other = Book::new(8);
@@ -572,7 +611,19 @@ mod tests {
             (4, Value::Win(9)),
             (5, Value::Win(9)),
         ]);
-        assert_eq!(book_move(&moves, 10), Some(Move::Column(4)));
+        let p = position("4444441256");
+        assert_eq!(book_move(&p, &moves), Some(Move::Column(4)));
+        // A column and its mirror image tie: the same choice from either orientation.
+        let tie = |p: &Position| {
+            let moves = values(&[(1, Value::Win(9)), (3, Value::Draw), (5, Value::Win(9))]);
+            book_move(p, &moves).expect("a move")
+        };
+        let (a, b) = (position("4444441256"), position("4444447632"));
+        let mirror = |mv: Move| match mv {
+            Move::Column(c) => Move::Column(6 - c),
+            Move::Cell(_) => unreachable!("columns"),
+        };
+        assert_eq!(tie(&a), mirror(tie(&b)));
     }
 
     /// Every proven move of `entries` proven again by the solver with at most
@@ -612,7 +663,19 @@ mod tests {
                 match decode(byte).expect("read") {
                     Known::Full => assert!(!grid.can_play(Standard, col32), "{key:#x} {col}"),
                     Known::Unknown => assert!(grid.can_play(Standard, col32), "{key:#x} {col}"),
-                    Known::Exact(_) => panic!("{key:#x}: exact and proven moves mixed"),
+                    Known::Exact(score) => {
+                        // The best move's exact score: the move reaches it, and the
+                        // position is worth no more.
+                        proven += 1;
+                        let child = grid.after_column(Standard, col32);
+                        let reply = solver.at_least(&child, 1 - score);
+                        let whole = solver.at_least(&grid, score + 1);
+                        if solver.stopped {
+                            continue 'entry;
+                        }
+                        assert!(reply.hi < 1 - score, "{key:#x} column {col}: {reply:?}");
+                        assert!(whole.hi <= score, "{key:#x}: worth more, {whole:?}");
+                    }
                     Known::AtLeast(lo) => {
                         proven += 1;
                         if grid.wins_with(Standard, col32) {
@@ -655,6 +718,48 @@ mod tests {
         }
         let checked = check_against_solver(book, &sample, 20_000_000);
         eprintln!("{checked} of {} sampled entries proven again", sample.len());
+        assert!(checked * 2 >= sample.len(), "{checked} of {}", sample.len());
+    }
+
+    /// O's entries hold exact scores beside unsearched moves (drawn and lost positions)
+    /// as well as wins: a sample of each kind at O's deepest book ply, proven again.
+    #[test]
+    fn embedded_o_entries_match_the_solver() {
+        let book = Book::embedded().expect("the embedded book reads");
+        let plies = |key: u64| Grid::from_key(Standard, key).moves;
+        // O's proven-move entries (not the old exact sample): odd plies, some unsearched.
+        let o_entries: Vec<_> = book
+            .entries()
+            .iter()
+            .filter(|&&(key, scores)| plies(key) % 2 == 1 && scores.contains(&UNKNOWN))
+            .collect();
+        let deepest = o_entries
+            .iter()
+            .map(|&&(key, _)| plies(key))
+            .max()
+            .expect("O entries");
+        let at: Vec<_> = o_entries
+            .into_iter()
+            .filter(|&&(key, _)| plies(key) == deepest)
+            .collect();
+        let kind = |scores: &[i8; WIDTH], score: i32| scores.iter().any(|&s| i32::from(s) == score);
+        let mut sample = Vec::new();
+        for score in [-1, 0] {
+            let of: Vec<_> = at.iter().filter(|e| kind(&e.1, score)).collect();
+            let step = (of.len() / 3).max(1);
+            sample.extend(of.into_iter().step_by(step).take(3).copied());
+        }
+        let wins: Vec<_> = at
+            .iter()
+            .filter(|e| e.1.iter().any(|&s| s > 22 && s != UNKNOWN))
+            .collect();
+        sample.extend(wins.into_iter().step_by(97).take(3).copied());
+        let checked = check_against_solver(book, &sample, 50_000_000);
+        eprintln!(
+            "{checked} of {} O entries at ply {deepest} proven again",
+            sample.len()
+        );
+        assert!(sample.len() >= 6, "{} entries", sample.len());
         assert!(checked * 2 >= sample.len(), "{checked} of {}", sample.len());
     }
 

@@ -120,12 +120,25 @@ impl Prover {
 
     /// A move that wins for the mover of `position` (7×6, in progress) and the lowest
     /// score it is proven to reach: `Some(Some((column, lo)))` for a win, `Some(None)`
-    /// when the mover does not win, `None` if a limit came first. One null window
-    /// proves the win; the table then names the move that proved it, checked by a
-    /// second search that the table answers at once.
+    /// when the mover does not win, `None` if a limit came first.
     pub fn winning_move(
         &mut self,
         position: &Position,
+        node_limit: u64,
+        deadline: Option<Instant>,
+    ) -> Option<Option<(u8, i32)>> {
+        self.move_reaching(position, 1, node_limit, deadline)
+    }
+
+    /// A move whose score for the mover of `position` (7×6, in progress) is at least
+    /// `s`, and the lowest score it is proven to reach (at least `s`): `Some(Some((column,
+    /// lo)))`, `Some(None)` when the position's score is below `s`, `None` if a limit
+    /// came first. One null window proves the floor; the table then names the move that
+    /// proved it, checked by a second search that the table answers at once.
+    pub fn move_reaching(
+        &mut self,
+        position: &Position,
+        s: i32,
         node_limit: u64,
         deadline: Option<Instant>,
     ) -> Option<Option<(u8, i32)>> {
@@ -136,8 +149,8 @@ impl Prover {
             let col = now.trailing_zeros() / Standard.stride();
             return Some(Some((col as u8, (cells + 1 - n) / 2)));
         }
-        let proven = self.at_least(position, 1, node_limit, deadline)?;
-        if proven.lo < 1 {
+        let proven = self.at_least(position, s, node_limit, deadline)?;
+        if proven.lo < s {
             return Some(None);
         }
         let lo = proven.lo;
@@ -154,6 +167,12 @@ impl Prover {
             tried |= 1 << col;
             let child = grid.after_column(Standard, col);
             if child.can_win_next(Standard) {
+                // The opponent wins at once: the lowest score there is, enough only for a
+                // floor as low (a lost position near the end of the board).
+                let score = -(cells - n) / 2;
+                if score >= lo {
+                    return Some(Some((col as u8, score)));
+                }
                 continue;
             }
             let mut solver = Solver::new(Standard, &mut self.table, node_limit, deadline, None);
@@ -167,7 +186,7 @@ impl Prover {
                 return Some(Some((col as u8, lo.max(-reply.hi))));
             }
         }
-        unreachable!("a proven win has a move that reaches it")
+        unreachable!("a proven floor has a move that reaches it")
     }
 
     /// The move the table remembers as the last to raise the floor of `position`'s

@@ -848,7 +848,7 @@ fn from_book(book: &Book, position: &Position) -> Option<Analysis> {
     let (cells, n) = (position.rules().cells(), position.ply() as u32);
     moves.sort_by_key(|m| std::cmp::Reverse(solver::score_of(m.value, cells, n)));
     Some(Analysis {
-        best: book_move(&moves, n),
+        best: book_move(position, &moves),
         moves,
         nodes: 0,
         depth: cells - n,
