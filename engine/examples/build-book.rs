@@ -1,13 +1,24 @@
 //! Builds the Connect Four opening book: a proven winning move for every position the
 //! AI can meet as X (the first player, who wins 7×6) in its first plies, after its own
-//! book moves and every reply of O.
+//! book moves and every reply of O; with `--side o`, the best move of every position it
+//! can meet as O, after its own book moves and every move of X.
 //!
 //! ```text
 //! nice -n 19 cargo run --release -p inarow-engine --example build-book -- \
-//!     --plies N --out engine/data/c4-7x6.book \
+//!     --plies N --out engine/data/c4-7x6.book [--side x|o] \
 //!     [--checkpoint FILE] [--root MOVES] [--table-mib M] [--hint-nodes K]
 //!     [--max-minutes T] [--save-minutes S] [--merge OTHER.book]...
 //! ```
+//!
+//! O's side: O loses 7×6, but from the empty board X's score is +1 (a win with X's last
+//! stone), so after X's winning moves O's best keeps the game to the end (score -1), and
+//! after X's first error O holds a draw (0) or wins. An O position is classed -1, 0 or 1
+//! (won): it is worth at least what its parent's move was proven to keep, and is raised
+//! by a null window at the next class while O can do better — unless the X book's entry
+//! says X's last move wins, which proves -1 with no search. Then O's move is proven as
+//! X's is: at a leaf the solver names a move that keeps the class, above it every X
+//! reply's position keeps it too. Drawn and lost positions are recorded with the exact
+//! score of their move (`e` lines in the checkpoint), won ones with a floor (`w`).
 //!
 //! The book is the top of a proof tree: an X position of fewer than N stones gets the
 //! move that wins, and every O reply to it (whose X position is also in the book, when
@@ -37,7 +48,17 @@ use std::time::{Duration, Instant};
 use inarow_engine::opening::Prover;
 use inarow_engine::{Book, Cell, Move, MoveValue, Player, Position, Rules};
 
+/// Whose lines the book proves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// The first player, who wins: one winning move per X position.
+    X,
+    /// The second player: the best move of every O position, against every X move.
+    O,
+}
+
 struct Options {
+    side: Side,
     plies: u8,
     out: PathBuf,
     checkpoint: PathBuf,
@@ -58,6 +79,7 @@ fn options() -> Result<Options, String> {
     let mut max_time = None;
     let mut save_every = Duration::from_secs(600);
     let mut merge = Vec::new();
+    let mut side = Side::X;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
@@ -66,6 +88,13 @@ fn options() -> Result<Options, String> {
             "--out" => out = Some(PathBuf::from(value()?)),
             "--checkpoint" => checkpoint = Some(PathBuf::from(value()?)),
             "--root" => root = value()?,
+            "--side" => {
+                side = match value()?.as_str() {
+                    "x" | "X" => Side::X,
+                    "o" | "O" => Side::O,
+                    other => return Err(format!("--side: x or o, not {other}")),
+                }
+            }
             "--merge" => merge.push(PathBuf::from(value()?)),
             "--table-mib" => {
                 let mib: usize = value()?.parse().map_err(|e| format!("--table-mib: {e}"))?;
@@ -94,6 +123,7 @@ fn options() -> Result<Options, String> {
         PathBuf::from(name)
     });
     Ok(Options {
+        side,
         plies,
         out,
         checkpoint,
@@ -141,16 +171,37 @@ const ORDER: [u8; 7] = [3, 2, 4, 1, 5, 0, 6];
 /// What the book already says of an X position: its winning move and score floor, or
 /// that it is no win.
 fn known(book: &Book, position: &Position) -> Option<Option<(u8, i32)>> {
+    let (col, s) = book_move(book, position)?;
+    Some((s > 0).then_some((col, s)))
+}
+
+/// The move the AI plays from `position`'s book entry (`Book::choose`: the best, the
+/// most central among equals), and its score (exact, or a win's floor); the
+/// generator follows the same move, so the AI's lines are the book's.
+fn book_move(book: &Book, position: &Position) -> Option<(u8, i32)> {
     let moves = book.lookup(position)?;
-    let n = position.ply() as u32;
-    let best = moves
-        .iter()
-        .filter_map(|m| Book::score_of(m.value, n).map(|s| (m.mv, s)))
-        .max_by_key(|&(_, s)| s)?;
-    let Move::Column(col) = best.0 else {
+    let mv = Book::choose(position, &moves)?;
+    let value = moves.iter().find(|m| m.mv == mv)?.value;
+    let s = Book::score_of(value, position.ply() as u32)?;
+    let Move::Column(col) = mv else {
         unreachable!("gravity moves are columns")
     };
-    Some((best.1 > 0).then_some((col, best.1)))
+    Some((col, s))
+}
+
+/// What the O side's walk proved of an O position.
+#[derive(Clone, Copy, Debug)]
+enum OProof {
+    /// A move reaches this score: the position's exact score when at most 0 (a draw, or
+    /// a loss as late as it can be), a floor when a win.
+    Reached(i32),
+    /// The position is worth less than the walk needed of it.
+    Below,
+}
+
+/// O's value class of a score: -1 lost, 0 drawn, 1 won.
+fn class(score: i32) -> i32 {
+    score.clamp(-1, 1)
 }
 
 struct Builder {
@@ -162,6 +213,8 @@ struct Builder {
     /// Score floors of the X positions walked in this run, by board (mirror images
     /// apart: the book's lookup joins them).
     walked: HashMap<String, Option<i32>>,
+    /// What was proven of the O positions walked in this run, by board.
+    walked_o: HashMap<String, OProof>,
     start: Instant,
     max_time: Option<Duration>,
     last_save: Instant,
@@ -304,6 +357,201 @@ impl Builder {
         Ok(Some(floor))
     }
 
+    /// Proves what O, to move at `position`, can reach, given that the position is
+    /// worth at least `need` (-1, 0 or 1: the class its parent's move was proven to
+    /// keep), recording the book's entries on the way: the score O's move reaches
+    /// (exact when at most 0, a floor when a win), or `None` if the position is worth
+    /// less than `need` (or time ran out: `stopped`).
+    fn prove_o(&mut self, position: &mut Position, need: i32) -> std::io::Result<Option<i32>> {
+        let key = board_key(position);
+        if let Some(&done) = self.walked_o.get(&key) {
+            return Ok(match done {
+                OProof::Reached(s) if class(s) >= need => Some(s),
+                _ => None,
+            });
+        }
+        if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return Ok(None);
+        }
+        if self.last_save.elapsed() >= self.save_every {
+            self.save()?;
+            self.last_save = Instant::now();
+        }
+        let leaf = position.ply() + 2 >= self.plies;
+        let result = match book_move(&self.book, position) {
+            // An earlier run's entry: its value is proven, and so is its move below
+            // its depth; deeper books prove the move again from deeper leaves.
+            Some((_, s)) if class(s) < need => None,
+            Some((_, s)) if leaf => Some(s),
+            Some((col, s)) => self.inner_o(position, class(s), Some(col))?,
+            None => match self.classify(position, need) {
+                None => None,
+                Some(c) if leaf => self.leaf_o(position, c)?,
+                Some(c) => self.inner_o(position, c, None)?,
+            },
+        };
+        if !self.stopped {
+            let proof = result.map_or(OProof::Below, OProof::Reached);
+            self.walked_o.insert(key, proof);
+        }
+        Ok(result)
+    }
+
+    /// The class of an O position worth at least `need`: raised by null windows while
+    /// O can do better (after an X error), unless the X book already proves that X's
+    /// last move wins. `None` if the X book says the position is worth less than
+    /// `need`, or time ran out.
+    fn classify(&mut self, position: &mut Position, need: i32) -> Option<i32> {
+        if self.x_book_wins_into(position) {
+            return (need <= -1).then_some(-1);
+        }
+        let mut c = need;
+        let deadline = self.max_time.map(|t| self.start + t);
+        while c < 1 {
+            let started = Instant::now();
+            let before = self.prover.nodes;
+            let Some(bounds) = self.prover.at_least(position, c + 1, u64::MAX, deadline) else {
+                self.stopped = true;
+                return None;
+            };
+            let took = started.elapsed();
+            if took > Duration::from_secs(1) {
+                println!(
+                    "ply {:>2} {:<14} worth {} {} ({:.1} s, {} nodes)",
+                    position.ply(),
+                    digits(position),
+                    if bounds.lo > c { ">=" } else { "<" },
+                    c + 1,
+                    took.as_secs_f64(),
+                    self.prover.nodes - before
+                );
+            }
+            if bounds.lo <= c {
+                break;
+            }
+            c += 1;
+        }
+        Some(c)
+    }
+
+    /// Whether X's last move into `position` is the X book's winning move, so O's
+    /// position is lost without a search.
+    fn x_book_wins_into(&self, position: &mut Position) -> bool {
+        let Some(&Move::Column(last)) = position.history().last() else {
+            return false;
+        };
+        position.undo();
+        let wins = matches!(known(&self.book, position), Some(Some((col, _))) if col == last);
+        position
+            .try_play(Move::Column(last))
+            .expect("the move was just undone");
+        wins
+    }
+
+    /// An O leaf worth class `c`: the solver names a move that reaches it.
+    fn leaf_o(&mut self, position: &Position, c: i32) -> std::io::Result<Option<i32>> {
+        let started = Instant::now();
+        let before = self.prover.nodes;
+        let deadline = self.max_time.map(|t| self.start + t);
+        let Some(found) = self.prover.move_reaching(position, c, u64::MAX, deadline) else {
+            self.stopped = true;
+            return Ok(None);
+        };
+        let (took, nodes) = (started.elapsed(), self.prover.nodes - before);
+        let stats = self.leaves.entry(position.ply()).or_default();
+        stats.0 += 1;
+        stats.1 += nodes;
+        stats.2 += took;
+        let Some((col, lo)) = found else {
+            return Ok(None);
+        };
+        let s = if c <= 0 { c } else { lo };
+        self.record(position, col, s, nodes, took)?;
+        Ok(Some(s))
+    }
+
+    /// An inner O position worth class `c`: a move whose every X reply keeps it.
+    fn inner_o(
+        &mut self,
+        position: &mut Position,
+        c: i32,
+        known: Option<u8>,
+    ) -> std::io::Result<Option<i32>> {
+        let started = Instant::now();
+        let mut candidates: Vec<u8> = known.into_iter().collect();
+        if known.is_none() && self.hint_nodes > 0 {
+            // A bounded search names the move, or refutes the class at once.
+            match self
+                .prover
+                .move_reaching(position, c, self.hint_nodes, None)
+            {
+                Some(Some((col, _))) => candidates.push(col),
+                Some(None) => return Ok(None),
+                None => candidates.extend(self.prover.remembered_move(position)),
+            }
+        }
+        for col in ORDER {
+            if !candidates.contains(&col) {
+                candidates.push(col);
+            }
+        }
+        let n = position.ply() as i32;
+        for col in candidates {
+            if position.try_play(Move::Column(col)).is_err() {
+                continue;
+            }
+            let floor = if position.is_over() {
+                // A win at once: its score is exact.
+                Some((43 - n) / 2)
+            } else {
+                self.x_replies(position, c)?
+            };
+            position.undo();
+            if self.stopped {
+                return Ok(None);
+            }
+            if let Some(lo) = floor {
+                let s = if c <= 0 { c } else { lo };
+                self.record(position, col, s, 0, started.elapsed())?;
+                return Ok(Some(s));
+            }
+        }
+        println!(
+            "ply {:>2} {:<14} no move keeps {c}",
+            position.ply(),
+            digits(position)
+        );
+        Ok(None)
+    }
+
+    /// The lowest score O reaches over every X move at `position` (X to move), each O
+    /// position worth at least class `c`; `None` if one of them is worth less (or X
+    /// wins at once).
+    fn x_replies(&mut self, position: &mut Position, c: i32) -> std::io::Result<Option<i32>> {
+        let mut floor = i32::MAX;
+        for col in ORDER {
+            if position.try_play(Move::Column(col)).is_err() {
+                continue;
+            }
+            let result = if position.is_over() {
+                None
+            } else {
+                self.prove_o(position, c)?
+            };
+            position.undo();
+            match result {
+                Some(lo) => floor = floor.min(lo),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(floor))
+    }
+
+    /// Records `col` as the move of `position` with score `lo`: a win's floor when
+    /// positive, else the exact score of the position (a draw or a loss).
     fn record(
         &mut self,
         position: &Position,
@@ -316,17 +564,27 @@ impl Builder {
             d if d.is_empty() => "-".to_string(),
             d => d,
         };
-        let line = format!("w {moves} {} {lo}", col + 1);
-        writeln!(self.checkpoint, "{line}")?;
-        self.checkpoint.flush()?;
-        self.book.insert_win(position, col, lo);
+        // An entry an earlier run proved the same is not written twice: the checkpoint
+        // grows only by what is new.
+        let new = book_move(&self.book, position) != Some((col, lo));
+        let (kind, says) = if lo > 0 {
+            self.book.insert_win(position, col, lo);
+            ('w', format!("wins with {} (score >= {lo:>2})", col + 1))
+        } else {
+            self.book.insert_best(position, col, lo);
+            let what = if lo == 0 { "draws" } else { "loses" };
+            ('e', format!("{what} with {} (score  = {lo:>2})", col + 1))
+        };
+        if new {
+            writeln!(self.checkpoint, "{kind} {moves} {} {lo}", col + 1)?;
+            self.checkpoint.flush()?;
+        }
         println!(
-            "[{:>7} in book {:>6.0} s] ply {:>2} {:<14} wins with {} (score >= {lo:>2}) {:>8.3} s {:>12} nodes",
+            "[{:>7} in book {:>6.0} s] ply {:>2} {:<14} {says} {:>8.3} s {:>12} nodes",
             self.book.len(),
             self.start.elapsed().as_secs_f64(),
             position.ply(),
             digits(position),
-            col + 1,
             took.as_secs_f64(),
             nodes
         );
@@ -363,8 +621,11 @@ fn resume(path: &Path, book: &mut Book) -> Result<usize, String> {
         let line = line.map_err(|e| format!("{}: {e}", path.display()))?;
         let bad = |what: &str| format!("{}:{}: {what}: {line}", path.display(), number + 1);
         let parts: Vec<&str> = line.split_whitespace().collect();
-        if parts.first() == Some(&"w") {
-            // A win: `w <moves> <column> <floor>`; the empty board's moves are "-".
+        let kind = parts.first().copied();
+        if kind == Some("w") || kind == Some("e") {
+            // A win, `w <moves> <column> <floor>`, or the best move of a drawn or lost
+            // position and its exact score, `e <moves> <column> <score>`; the empty
+            // board's moves are "-".
             let [_, moves, col, lo] = parts[..] else {
                 eprintln!("{}", bad("incomplete line, ignored"));
                 continue;
@@ -374,10 +635,18 @@ fn resume(path: &Path, book: &mut Book) -> Result<usize, String> {
                 .map_err(|e| bad(&e.to_string()))?;
             let col: u8 = col.parse().map_err(|_| bad("bad column"))?;
             let lo: i32 = lo.parse().map_err(|_| bad("bad score"))?;
-            if !(1..=7).contains(&col) || !(1..=22).contains(&lo) {
+            let scores = if kind == Some("w") { 1..=22 } else { -22..=0 };
+            if !(1..=7).contains(&col) || !scores.contains(&lo) {
                 return Err(bad("column or score out of range"));
             }
-            book.insert_win(&position, col - 1, lo);
+            if position.is_over() || !position.legal_moves().contains(&Move::Column(col - 1)) {
+                return Err(bad("no such move"));
+            }
+            if lo > 0 {
+                book.insert_win(&position, col - 1, lo);
+            } else {
+                book.insert_best(&position, col - 1, lo);
+            }
             count += 1;
             continue;
         }
@@ -433,10 +702,11 @@ fn run(options: Options) -> Result<(), String> {
     }
     let resumed = resume(&options.checkpoint, &mut book)?;
     println!(
-        "{} entries from {} ({} in all); X's proof below {} plies from {:?}",
+        "{} entries from {} ({} in all); {}'s proof below {} plies from {:?}",
         resumed,
         options.checkpoint.display(),
         book.len(),
+        if options.side == Side::X { 'X' } else { 'O' },
         options.plies,
         options.root
     );
@@ -452,6 +722,7 @@ fn run(options: Options) -> Result<(), String> {
         book,
         checkpoint,
         walked: HashMap::new(),
+        walked_o: HashMap::new(),
         start: Instant::now(),
         max_time: options.max_time,
         last_save: Instant::now(),
@@ -462,15 +733,42 @@ fn run(options: Options) -> Result<(), String> {
     };
     let mut position = Position::from_column_digits(Rules::connect4(), &options.root)
         .map_err(|e| format!("--root {}: {e}", options.root))?;
-    let floor = if position.ply() % 2 == 0 {
-        builder.prove(&mut position).map_err(io)?
-    } else {
-        builder.replies(&mut position).map_err(io)?
-    };
+    match options.side {
+        Side::X => {
+            let floor = if position.ply() % 2 == 0 {
+                builder.prove(&mut position).map_err(io)?
+            } else {
+                builder.replies(&mut position).map_err(io)?
+            };
+            if !builder.stopped {
+                println!("X wins from {:?}: score at least {floor:?}", options.root);
+            }
+        }
+        Side::O if position.ply() % 2 == 1 => {
+            let s = builder.prove_o(&mut position, -1).map_err(io)?;
+            if !builder.stopped {
+                println!("O at {:?} reaches {s:?}", options.root);
+            }
+        }
+        Side::O => {
+            // Every X move, each O position classed on its own: the empty board's
+            // score, +1 for X, is what lets O start from -1 (X's score is at most 1).
+            for col in ORDER {
+                if position.try_play(Move::Column(col)).is_err() {
+                    continue;
+                }
+                if !position.is_over() {
+                    let s = builder.prove_o(&mut position, -1).map_err(io)?;
+                    if !builder.stopped {
+                        println!("O after {} reaches {s:?}", digits(&position));
+                    }
+                }
+                position.undo();
+            }
+        }
+    }
     if builder.stopped {
         println!("time is up: writing the positions proven so far");
-    } else {
-        println!("X wins from {:?}: score at least {floor:?}", options.root);
     }
     println!("ply  leaves this run  mean nodes  mean time");
     for (ply, (count, nodes, time)) in &builder.leaves {

@@ -10,8 +10,8 @@ use inarow_engine::{Ai, Book, BookError, Level, Limits, Move, Player, Position, 
 /// this: X's book move and every O reply, from the empty board. Raise it with the book
 /// (`--plies` of `examples/build-book.rs`).
 const X_PLIES: usize = 17;
-/// Likewise for the AI as O. The committed book has no O lines yet (see the README).
-const O_PLIES: usize = 0;
+/// Likewise for the AI as O: its book move and every X move, from the empty board.
+const O_PLIES: usize = 17;
 
 /// The embedded book file, read again to damage a copy.
 static BOOK_BYTES: &[u8] = include_bytes!("../data/c4-7x6.book");
@@ -44,7 +44,7 @@ fn walk(
     }
     if position.to_move() == side {
         let analysis = ai.think(position, &one_node());
-        let line = position.to_string();
+        let line = format!("{position}after {:?}", position.history());
         assert!(analysis.proven, "{line}: {analysis:?}");
         assert_eq!(analysis.nodes, 0, "{line}: not from the book");
         let best = analysis.best.expect("a move");
@@ -64,8 +64,13 @@ fn walk(
         if let Some(floor) = floor {
             assert!(s >= floor, "{line}: {value:?} below the proven {floor}");
         }
+        // A win's floor carries down a proof tree (each entry's floor is its replies'
+        // lowest), but an entry of every move's exact score (the old exact sample) is
+        // above the tree's floors: below it, only the win must hold.
+        let exact = Book::embedded().ok().and_then(|b| b.is_exact(position)) == Some(true);
+        let next = if exact && s > 0 { 1 } else { s };
         position.try_play(best).expect("legal");
-        let seen = 1 + walk(ai, position, side, plies, Some(s));
+        let seen = 1 + walk(ai, position, side, plies, Some(next));
         position.undo();
         seen
     } else {
@@ -95,8 +100,36 @@ fn as_x_every_reply_keeps_the_proven_win() {
 fn as_o_every_reply_keeps_the_proven_value() {
     let mut ai = Ai::new(Level::Perfect, 1);
     let mut position = Position::new(Rules::connect4());
-    let seen = walk(&mut ai, &mut position, Player::O, O_PLIES, None);
+    // X's score from the empty board is +1 (a win with X's last stone), so O's is at
+    // least -1 after any first move: the AI as O loses no earlier than that, and holds
+    // a draw or wins from the first X move that gives one away.
+    let seen = walk(&mut ai, &mut position, Player::O, O_PLIES, Some(-1));
     eprintln!("as O: {seen} book positions below {O_PLIES} plies");
+    assert!(seen > 0);
+}
+
+#[test]
+fn as_o_the_book_says_how_each_first_move_ends() {
+    // Known since Allis (1988): X's first move in the centre column wins, in the two
+    // columns beside it draws, and elsewhere loses.
+    let mut ai = Ai::new(Level::Perfect, 1);
+    for (col, expected) in [(0, 1), (1, 1), (2, 0), (3, -1), (4, 0), (5, 1), (6, 1)] {
+        let mut position = Position::new(Rules::connect4());
+        position.try_play(Move::Column(col)).expect("legal");
+        let analysis = ai.think(&position, &one_node());
+        assert!(
+            analysis.proven && analysis.nodes == 0,
+            "{col}: {analysis:?}"
+        );
+        let best = analysis.best.expect("a move");
+        let value = analysis
+            .moves
+            .iter()
+            .find(|m| m.mv == best)
+            .expect("valued");
+        let class = score(value.value, 1).clamp(-1, 1);
+        assert_eq!(class, expected, "after X's {col}: {value:?}");
+    }
 }
 
 #[test]
