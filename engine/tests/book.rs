@@ -161,3 +161,31 @@ fn a_damaged_book_is_an_error_and_the_ai_searches_unproven() {
         .analyze(&empty, &limits);
     assert!(with.proven && with.nodes == 0, "{with:?}");
 }
+
+#[test]
+fn every_move_valued_at_a_book_position_keeps_what_the_book_proves() {
+    // After X's winning first move O is lost: the book proves its move's exact score
+    // and that no move does better; the search values the others within that.
+    let mut position = Position::new(Rules::connect4());
+    position.try_play(Move::Column(3)).expect("legal");
+    let mut ai = Ai::new(Level::Perfect, 1);
+    let played = ai.think(&position, &one_node());
+    let best = played.best.expect("a move");
+    let booked = played.moves.iter().find(|m| m.mv == best).expect("valued");
+    assert!(matches!(booked.value, Value::Loss(_)), "{booked:?}");
+    let limits = Limits {
+        nodes: Some(100_000),
+        ..Limits::default()
+    };
+    let hints = ai.analyze(&position, &limits);
+    assert_eq!(hints.moves.len(), 7);
+    assert_eq!(hints.moves[0], *booked, "{hints:?}");
+    for m in &hints.moves[1..] {
+        match m.value {
+            Value::Loss(_) => assert!(score(m.value, 1) <= score(booked.value, 1)),
+            // Unproven, but known to lose: an estimate below every draw.
+            Value::Estimate(e) => assert!(e < 0, "{m:?}"),
+            other => panic!("{}: {other:?} beats the book's loss", m.mv),
+        }
+    }
+}

@@ -452,8 +452,17 @@ impl Ai {
             BookSource::Embedded => Book::embedded().ok(),
             BookSource::Given(book) => book.as_deref(),
         };
-        if let Some(analysis) = book.and_then(|book| from_book(book, position)) {
-            return analysis;
+        // The book's entry settles the move to play; every move's value (a hint) it
+        // settles only when it holds them all, else it bounds what the search finds.
+        let booked = book.and_then(|book| from_book(book, position));
+        if let Some(analysis) = &booked
+            && (task != Task::EveryMove
+                || analysis
+                    .moves
+                    .iter()
+                    .all(|m| !matches!(m.value, Value::Estimate(_))))
+        {
+            return analysis.clone();
         }
         let deadline = limits.deadline(start);
         let (share, of) = SOLVER_SHARE;
@@ -488,6 +497,9 @@ impl Ai {
                 })
             })
             .collect();
+        if let Some(analysis) = &booked {
+            add_book_bounds(&mut moves, analysis, cells, n);
+        }
         let mut depth = cells - n;
         // A move proven as good as any other can be: enough to play, and no search
         // after it changes the choice. When playing, a proven win is one (the quickest
@@ -854,6 +866,26 @@ fn from_book(book: &Book, position: &Position) -> Option<Analysis> {
         depth: cells - n,
         proven: true,
     })
+}
+
+/// Narrows the solver's bounds with what a partial book entry proves: its move's floor
+/// (a win's) or exact score (a draw's or a loss's, which no other move beats).
+fn add_book_bounds(moves: &mut [Graded], book: &Analysis, cells: u32, n: u32) {
+    for proven in &book.moves {
+        let Some(s) = solver::score_of(proven.value, cells, n) else {
+            continue;
+        };
+        for m in moves.iter_mut() {
+            if m.mv == proven.mv {
+                m.bounds.lo = m.bounds.lo.max(s);
+                if s <= 0 {
+                    m.bounds.hi = m.bounds.hi.min(s);
+                }
+            } else if s <= 0 {
+                m.bounds.hi = m.bounds.hi.min(s);
+            }
+        }
+    }
 }
 
 /// A move valued by the solver (and, where it could not prove it, by the heuristic).
