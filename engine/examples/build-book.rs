@@ -195,8 +195,9 @@ enum OProof {
     /// A move reaches this score: the position's exact score when at most 0 (a draw, or
     /// a loss as late as it can be), a floor when a win.
     Reached(i32),
-    /// The position is worth less than the walk needed of it.
-    Below,
+    /// The position is worth less than this class (what the walk needed of it when
+    /// it looked); a later need below it asks again.
+    Below(i32),
 }
 
 /// O's value class of a score: -1 lost, 0 drawn, 1 won.
@@ -364,11 +365,10 @@ impl Builder {
     /// less than `need` (or time ran out: `stopped`).
     fn prove_o(&mut self, position: &mut Position, need: i32) -> std::io::Result<Option<i32>> {
         let key = board_key(position);
-        if let Some(&done) = self.walked_o.get(&key) {
-            return Ok(match done {
-                OProof::Reached(s) if class(s) >= need => Some(s),
-                _ => None,
-            });
+        match self.walked_o.get(&key) {
+            Some(&OProof::Reached(s)) => return Ok((class(s) >= need).then_some(s)),
+            Some(&OProof::Below(c)) if need >= c => return Ok(None),
+            _ => {}
         }
         if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
             self.stopped = true;
@@ -394,7 +394,7 @@ impl Builder {
             },
         };
         if !self.stopped {
-            let proof = result.map_or(OProof::Below, OProof::Reached);
+            let proof = result.map_or(OProof::Below(need), OProof::Reached);
             self.walked_o.insert(key, proof);
         }
         Ok(result)
@@ -564,9 +564,10 @@ impl Builder {
             d if d.is_empty() => "-".to_string(),
             d => d,
         };
-        // An entry an earlier run proved the same is not written twice: the checkpoint
-        // grows only by what is new.
-        let new = book_move(&self.book, position) != Some((col, lo));
+        // An entry an earlier run proved the same is not written twice, nor one the book
+        // keeps exact anyway: the checkpoint grows only by what is new.
+        let new = self.book.is_exact(position) != Some(true)
+            && book_move(&self.book, position) != Some((col, lo));
         let (kind, says) = if lo > 0 {
             self.book.insert_win(position, col, lo);
             ('w', format!("wins with {} (score >= {lo:>2})", col + 1))
