@@ -158,7 +158,7 @@ fn a_damaged_book_is_an_error_and_the_ai_searches_unproven() {
     assert!(without.best.is_some());
     let with = Ai::new(Level::Perfect, 1)
         .with_book(Some(Arc::new(good)))
-        .analyze(&empty, &limits);
+        .think(&empty, &limits);
     assert!(with.proven && with.nodes == 0, "{with:?}");
 }
 
