@@ -1,14 +1,16 @@
 //! The attacker's proof search of big open boards (`proven_win`) against exact values on
-//! small boards (a proven win must be a true win, never quicker than the true one),
-//! proofs replayed against every defender reply, and the first-player wins of 7×7 and
-//! 8×8 with four in a row (ignored: run them with
+//! small boards (a proven win must be a true win, never quicker than the true one; a
+//! proven loss likewise; a refuted win no true win), proofs replayed against every
+//! defender reply, and the first-player wins of 6×5, 6×6, 7×7 and 8×8 with four in a
+//! row, in exactly 11 plies (ignored: run them with
 //! `cargo test -p inarow-engine --release --test open_proofs -- --ignored --nocapture`).
 
 use std::time::{Duration, Instant};
 
 use inarow_engine::reference;
 use inarow_engine::{
-    Ai, Level, Limits, Move, Position, Rules, Value, proven_value, proven_win, replay_proven_win,
+    Ai, Level, Limits, Move, Position, Rules, Value, proven_value, proven_win, refuted_win,
+    replay_proven_win,
 };
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -44,7 +46,7 @@ fn check(
 ) -> (usize, usize) {
     let mut rng = SmallRng::seed_from_u64(seed);
     let limits = Limits::time(Duration::from_secs(600));
-    let (mut found, mut wins, mut checked, mut losses) = (0, 0, 0, 0);
+    let (mut found, mut wins, mut checked, mut losses, mut refuted) = (0, 0, 0, 0, 0);
     while checked < samples {
         let count = rng.random_range(stones.clone());
         let Some(position) = random_position(rules, count, &mut rng) else {
@@ -68,6 +70,21 @@ fn check(
                 )
             }
             _ => {}
+        }
+        // A refuted win is no true win within as many plies.
+        if let Value::Win(p) = truth {
+            let below = refuted_win(&position, p.saturating_sub(2), TABLE_BITS, &limits).0;
+            refuted += usize::from(below == Some(true));
+            assert_eq!(
+                refuted_win(&position, p, TABLE_BITS, &limits).0,
+                Some(false),
+                "{truth:?} refuted\n{position}"
+            );
+        } else {
+            for plies in [3, 5, max_plies] {
+                let refutation = refuted_win(&position, plies, TABLE_BITS, &limits).0;
+                refuted += usize::from(refutation == Some(true));
+            }
         }
         let (proof, _) = proven_win(&position, max_plies, TABLE_BITS, &limits);
         if matches!(truth, Value::Win(p) if p <= max_plies) {
@@ -99,8 +116,8 @@ fn check(
         }
     }
     eprintln!(
-        "{}x{} k{}: {found} of {wins} wins within {max_plies} proven, {losses} losses \
-         ({checked} positions)",
+        "{}x{} k{}: {found} of {wins} wins within {max_plies} proven, {losses} losses, \
+         {refuted} refutations ({checked} positions)",
         rules.width(),
         rules.height(),
         rules.k()
@@ -135,6 +152,14 @@ fn five_by_four_k3_agrees_with_the_solver() {
     assert!(found * 10 >= wins * 9, "{found} of {wins}");
 }
 
+/// Long thin boards, where many cells lie more than two from every stone: a refutation
+/// must try them too.
+#[test]
+fn long_boards_agree_with_the_solver() {
+    check(rules(8, 3, 3), 1..=6, 100, 9, 6, &mut solver());
+    check(rules(7, 4, 4), 7..=12, 40, 9, 7, &mut solver());
+}
+
 #[test]
 fn five_by_five_k4_agrees_with_the_solver() {
     let (found, wins) = check(rules(5, 5, 4), 7..=14, 100, 15, 3, &mut solver());
@@ -166,16 +191,42 @@ fn first_player_wins(width: u32, height: u32, plies: u32) {
          {nodes} nodes, {time:.2?}"
     );
     assert_eq!(found, plies);
+    // And no quicker win: every first move tried, so the win takes exactly `plies`.
+    let start = Instant::now();
+    let (refuted, nodes) = refuted_win(
+        &empty,
+        plies - 2,
+        22,
+        &Limits::time(Duration::from_secs(3600)),
+    );
+    eprintln!(
+        "{width}x{height} k4: no win within {} plies: {refuted:?}, {nodes} nodes, {:.2?}",
+        plies - 2,
+        start.elapsed()
+    );
+    assert_eq!(refuted, Some(true));
     let start = Instant::now();
     let checked = replay_proven_win(&empty, plies, 22)
         .expect("proven again")
         .unwrap_or_else(|failed| panic!("the proof fails at\n{failed}"));
     eprintln!(
-        "{width}x{height} k4: proof replayed against every reply: {checked} attacker positions \
-         in {:.2?}",
+        "{width}x{height} k4: proof found again and replayed against every reply: {checked} \
+         attacker positions, {:.2?}",
         start.elapsed()
     );
     assert!(matches!(first, Move::Cell(_)));
+}
+
+#[test]
+#[ignore = "figures for the README; run with --ignored"]
+fn six_by_five_k4_is_a_first_player_win() {
+    first_player_wins(6, 5, 11);
+}
+
+#[test]
+#[ignore = "figures for the README; run with --ignored"]
+fn six_by_six_k4_is_a_first_player_win() {
+    first_player_wins(6, 6, 11);
 }
 
 #[test]

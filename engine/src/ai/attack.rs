@@ -154,6 +154,11 @@ pub(crate) struct Attack<'a, B: Bits> {
     cancel: Option<&'a AtomicBool>,
     /// Set once a limit is reached: every result after it is discarded.
     pub stopped: bool,
+    /// The other question, "is there no win within `d`?": the attacker plays every
+    /// cell and the defender only cells near the stones (leaving out defender moves
+    /// only makes refuting harder), so a failure found is a true failure and a win
+    /// found proves nothing. The table's entries are then facts of that game.
+    refute: bool,
 }
 
 impl<'a, B: Bits> Attack<'a, B> {
@@ -174,7 +179,23 @@ impl<'a, B: Bits> Attack<'a, B> {
             deadline,
             cancel,
             stopped: false,
+            refute: false,
         }
+    }
+
+    /// This search asking the other question: whether the player to move is proven
+    /// *not* to win within `d` plies ([`Attack::refute`]).
+    pub fn refuting(mut self) -> Attack<'a, B> {
+        self.refute = true;
+        self
+    }
+
+    /// Whether the player to move at `board` is proven not to win within `plies` plies
+    /// (a search made with [`Attack::refuting`]); `false` when it may win, or a limit
+    /// stopped the search.
+    pub fn refute(&mut self, board: &Board<B>, plies: u32) -> bool {
+        debug_assert!(self.refute);
+        !self.attacker(board, plies) && !self.stopped
     }
 
     fn visit(&mut self) -> bool {
@@ -333,6 +354,7 @@ impl<'a, B: Bits> Attack<'a, B> {
         }
         let threats = geo.winning_cells(def, mask);
         let moves = match threats.count() {
+            0 if self.refute => geo.board & !mask,
             0 => self.attacker_cells(mask),
             1 => threats,
             _ => return false,
@@ -391,11 +413,15 @@ impl<'a, B: Bits> Attack<'a, B> {
             return false;
         }
         let empty = geo.board & !mask;
-        let zone = self.null_zone(att, def, (d - 1).min(NULL_PLIES));
-        if self.stopped {
-            return false;
-        }
-        let moves = zone.map_or(empty, |z| z & empty);
+        let moves = if self.refute {
+            self.attacker_cells(mask)
+        } else {
+            let zone = self.null_zone(att, def, (d - 1).min(NULL_PLIES));
+            if self.stopped {
+                return false;
+            }
+            zone.map_or(empty, |z| z & empty)
+        };
         let mut list: Vec<(i32, u32)> = Vec::new();
         let mut cells = moves;
         while let Some(m) = cells.pop() {

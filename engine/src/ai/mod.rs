@@ -1081,6 +1081,55 @@ pub fn proven_value(
     }
 }
 
+/// Whether the player to move is proven not to win within `plies` plies (every move of
+/// its own tried, the opponent's replies near the stones), with a table of
+/// `2^table_bits` entries: `Some(proven)` and the nodes, `None` when a limit stopped
+/// the search. With [`proven_win`], the exact plies of a win. For tests and
+/// benchmarks.
+#[doc(hidden)]
+pub fn refuted_win(
+    position: &Position,
+    plies: u32,
+    table_bits: u32,
+    limits: &Limits,
+) -> (Option<bool>, u64) {
+    fn run<B: Layout>(
+        position: &Position,
+        plies: u32,
+        table_bits: u32,
+        limits: &Limits,
+    ) -> (Option<bool>, u64) {
+        let geo = Geometry::<B>::new(position.rules());
+        if geo.gravity || position.is_over() {
+            return (None, 0);
+        }
+        let board = board_of(&geo, position);
+        let start = Instant::now();
+        let mut attack = Attack::new(
+            &geo,
+            table_bits,
+            limits.nodes.unwrap_or(u64::MAX),
+            limits.deadline(start),
+            limits.cancel.as_deref(),
+        )
+        .refuting();
+        let refuted = attack.refute(&board, plies);
+        (
+            (refuted || !attack.stopped).then_some(refuted),
+            attack.nodes,
+        )
+    }
+    let rules = position.rules();
+    let bits = rules.width() * (rules.height() + 1);
+    if bits <= u64::BITS {
+        run::<u64>(position, plies, table_bits, limits)
+    } else if bits <= u128::BITS {
+        run::<u128>(position, plies, table_bits, limits)
+    } else {
+        run::<Wide>(position, plies, table_bits, limits)
+    }
+}
+
 /// Replays the proof of [`proven_win`] from `position` against every defender reply,
 /// each attacker move taken from the proof and each line's end checked by
 /// [`Position`]'s rules: the number of attacker positions checked, or the first position
