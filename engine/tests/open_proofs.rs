@@ -240,3 +240,42 @@ fn seven_by_seven_k4_is_a_first_player_win() {
 fn eight_by_eight_k4_is_a_first_player_win() {
     first_player_wins(8, 8, 11);
 }
+
+/// The position after `moves` (in notation) on `rules`.
+fn after(rules: Rules, moves: &[&str]) -> Position {
+    let mut position = Position::new(rules);
+    for text in moves {
+        let mv = rules.parse_move(text).expect("notation");
+        position.try_play(mv).expect("legal");
+    }
+    position
+}
+
+/// On a big board `solve` proves a quick win and the loss it leaves, and the AI plays a
+/// move that keeps the win, valued as proven.
+#[test]
+fn the_ai_proves_and_plays_a_win_on_a_big_board() {
+    let rules = rules(7, 7, 4);
+    // X has an open two on row 4: a third stone beside it makes two winning cells.
+    let position = after(rules, &["d4", "a7", "e4", "g1"]);
+    let limits = Limits::time(Duration::from_secs(60));
+    let mut ai = Ai::new(Level::Perfect, 1);
+    assert_eq!(ai.solve(&position, &limits), Some(Value::Win(3)));
+    let analysis = ai.think(&position, &limits);
+    let best = analysis.best.expect("in progress");
+    assert_eq!(analysis.moves[0].mv, best);
+    assert_eq!(analysis.moves[0].value, Value::Win(3));
+    let mut next = position.clone();
+    next.try_play(best).expect("legal");
+    assert_eq!(ai.solve(&next, &limits), Some(Value::Loss(2)));
+    // Another AI given the empty 7×7 board: nothing proven is claimed beyond the win.
+    let empty = Position::new(rules);
+    let analysis =
+        Ai::new(Level::Perfect, 2).think(&empty, &Limits::time(Duration::from_millis(50)));
+    for m in &analysis.moves {
+        assert!(
+            matches!(m.value, Value::Estimate(_) | Value::Win(11)),
+            "{m:?}"
+        );
+    }
+}
