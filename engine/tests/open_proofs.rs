@@ -174,7 +174,7 @@ fn six_by_five_k4_agrees_with_the_solver() {
 
 #[test]
 fn six_by_six_k5_agrees_with_the_solver() {
-    let (found, wins) = check(rules(6, 6, 5), 17..=22, 30, 11, 5, &mut solver());
+    let (found, wins) = check(rules(6, 6, 5), 17..=22, 20, 11, 5, &mut solver());
     assert!(found * 10 >= wins * 8, "{found} of {wins}");
 }
 
@@ -277,5 +277,37 @@ fn the_ai_proves_and_plays_a_win_on_a_big_board() {
             matches!(m.value, Value::Estimate(_) | Value::Win(11)),
             "{m:?}"
         );
+    }
+}
+
+/// On 7×7 and 8×8 k4 themselves, where no exact value is at hand, every proof found from
+/// random positions replays against every defender reply.
+#[test]
+fn big_board_proofs_replay() {
+    for (size, count, seed) in [(7, 40, 8), (8, 16, 9)] {
+        let rules = rules(size, size, 4);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let limits = Limits {
+            nodes: Some(200_000),
+            ..Limits::default()
+        };
+        let (mut proofs, mut tried) = (0, 0);
+        while tried < count {
+            let stones = rng.random_range(4..=12);
+            let Some(position) = random_position(rules, stones, &mut rng) else {
+                continue;
+            };
+            tried += 1;
+            let (Some((plies, _)), _) = proven_win(&position, 11, TABLE_BITS, &limits) else {
+                continue;
+            };
+            proofs += 1;
+            let replay = replay_proven_win(&position, plies, TABLE_BITS).expect("proven again");
+            if let Err(failed) = replay {
+                panic!("the proof fails at\n{failed}\nfrom\n{position}");
+            }
+        }
+        eprintln!("{size}x{size} k4: {proofs} proofs of {tried} positions replayed");
+        assert!(proofs * 2 >= count, "{proofs}");
     }
 }
