@@ -573,3 +573,53 @@ pub(crate) fn replay<B: Bits>(
     }
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn cells(geo: &Geometry<u64>, names: &[&str]) -> u64 {
+        names.iter().fold(0, |acc, name| {
+            let col = u32::from(name.as_bytes()[0] - b'a');
+            let row: u32 = name[1..].parse::<u32>().expect("a row") - 1;
+            acc | u64::bit(geo.bit_of(col, row))
+        })
+    }
+
+    /// The null proof's zone holds its own cells and the defender's spoilers, and
+    /// nothing the proof does not rely on.
+    #[test]
+    fn the_zone_holds_the_proof_and_the_spoilers() {
+        let geo = Geometry::<u64>::new(Rules::new(7, 7, 4, false).expect("valid"));
+        let mut attack = Attack::new(&geo, 10, u64::MAX, None, None);
+        // X's open two on row 4; two O stones on row 7.
+        let (att, def) = (cells(&geo, &["c4", "d4"]), cells(&geo, &["a7", "b7"]));
+        let zone = attack
+            .zone_attacker(att, def, 3)
+            .expect("an open three wins");
+        // A third stone beside the two and its two winning cells.
+        let three = cells(&geo, &["b4", "e4"]) & zone;
+        assert_ne!(three, 0, "{zone:#x}");
+        let both = cells(&geo, &["a4", "b4", "e4", "f4"]);
+        assert!((zone & both).count_ones() >= 3, "{zone:#x}");
+        // An O stone on c7 or d7 would make a third O stone in the window a7-d7: a
+        // winning cell for O.
+        let spoilers = cells(&geo, &["c7", "d7"]);
+        assert_eq!(zone & spoilers, spoilers);
+        // Every window through these holds at most one O stone, and the proof is on
+        // row 4: a stone there changes nothing.
+        assert_eq!(zone & cells(&geo, &["e7", "a1", "g1", "g7"]), 0);
+    }
+
+    #[test]
+    fn a_pass_is_another_position_for_the_table() {
+        let geo = Geometry::<u64>::new(Rules::new(7, 7, 4, false).expect("valid"));
+        let board = Board::empty().play(&geo, geo.bit_of(3, 3));
+        let passed = pass(&board, &geo);
+        assert_eq!(passed.me, board.opp());
+        assert_ne!(passed.key(geo.symmetries).0, board.key(geo.symmetries).0);
+        assert_eq!(table_bits(0), 10);
+        assert_eq!(table_bits(4 << 20), 18);
+    }
+}
