@@ -3,6 +3,9 @@
 //! solver's time.
 //!
 //! `cargo run -p inarow-engine --release --example open_boards -- 5x5k4 6x5k4 6x6k4`
+//! (or `7x7k4 8x8k4`, where `solve` and the AI's move come from the proof search of
+//! `attack.rs`, a win with its plies an upper bound, and `analyze` proves only the
+//! winning move)
 //! (board sizes as `WxHkK`; an optional `--secs N` budget per search, default 600).
 
 use std::time::{Duration, Instant};
@@ -25,8 +28,10 @@ fn main() {
         };
         let empty = Position::new(rules);
         let start = Instant::now();
-        let value = Ai::new(Level::Perfect, 1).solve(&empty, &limits);
+        let mut solver = Ai::new(Level::Perfect, 1);
+        let value = solver.solve(&empty, &limits);
         let solve_time = start.elapsed();
+        let solve_nodes = solver.last_nodes();
         let start = Instant::now();
         let analysis = Ai::new(Level::Perfect, 1).analyze(&empty, &limits);
         let analyze_time = start.elapsed();
@@ -52,8 +57,8 @@ fn main() {
             solve_time * 3
         );
         println!(
-            "{name}: solve {value:?} in {solve_time:.2?}; analyze best {best} {best_value:?} \
-             (all proven: {}) in {analyze_time:.2?}, {} nodes",
+            "{name}: solve {value:?} in {solve_time:.2?}, {solve_nodes} nodes; analyze best {best} \
+             {best_value:?} (all proven: {}) in {analyze_time:.2?}, {} nodes",
             analysis.proven, analysis.nodes
         );
     }

@@ -4,6 +4,7 @@
 //! table in `table`; this module turns a [`Position`] into a search, reads the result
 //! back as [`Value`]s and picks a move at the AI's [`Level`].
 
+mod attack;
 mod bits;
 mod geometry;
 mod gomoku;
@@ -20,6 +21,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use self::attack::Attack;
 use self::bits::{Bits, Wide};
 use self::geometry::{Geometry, Layout, Layouts};
 use self::search::{Board, INF, Search, WIN, mate};
@@ -100,10 +102,14 @@ impl Limits {
 pub enum Value {
     /// A forced win; the number is the plies until the winning stone (1 = this move wins).
     /// Exact where the search solved the position; where the win was found by the threat
-    /// search on a big open board (gomoku) it is an upper bound: the win is proven, and it
-    /// comes in at most this many plies.
+    /// search or the proof search on a big open board (49 cells or more, such as gomoku
+    /// or 7×7) it is an upper bound: the win is proven, and it comes in at most this many
+    /// plies.
     Win(u32),
-    /// A forced loss; the number is the plies until the opponent's winning stone.
+    /// A forced loss; the number is the plies until the opponent's winning stone. Exact
+    /// where the search solved the position; where [`Ai::solve`] proved it on a big open
+    /// board, an upper bound: whatever is played, the opponent wins within that many
+    /// plies.
     Loss(u32),
     /// A proven draw.
     Draw,
@@ -332,6 +338,11 @@ impl Ai {
     /// (much cheaper than [`Ai::analyze`], which values every move exactly). `None`
     /// when the game is over, or when the limits (by default [`Limits::DEFAULT_TIME`])
     /// stop the search before it is proven.
+    ///
+    /// On open boards of 49 cells or more with more than 25 empty, where the general
+    /// search skips far cells and so proves nothing, a proof search looks for a win or
+    /// a loss instead: a value it finds is proven, its plies an upper bound (see
+    /// [`Value::Win`]); a draw is not proven there.
     pub fn solve(&mut self, position: &Position, limits: &Limits) -> Option<Value> {
         let rules = position.rules();
         self.prepare(rules);
@@ -371,15 +382,36 @@ impl Ai {
         let start = Instant::now();
         let geo: &Geometry<B> = B::geometry(&mut self.geometry, position.rules());
         let board = board_of(geo, position);
+        let mut spent = 0;
+        if geo.restricts(board.n) {
+            // The general search cannot prove anything here (it skips far cells for
+            // both sides); the proof search can prove a win or a loss.
+            let mut attack = Attack::new(
+                geo,
+                attack::table_bits(self.table.bytes()),
+                limits.nodes.unwrap_or(u64::MAX),
+                limits.deadline(start),
+                limits.cancel.as_deref(),
+            );
+            let outcome = attack.outcome(&board, geo.cells - board.n);
+            spent = attack.nodes;
+            self.last_nodes = spent;
+            match outcome {
+                Some((true, plies)) => return Some(Value::Win(plies)),
+                Some((false, plies)) => return Some(Value::Loss(plies)),
+                None if attack.stopped => return None,
+                None => {}
+            }
+        }
         let mut search = Search::new(
             geo,
             &mut self.table,
-            limits.nodes.unwrap_or(u64::MAX),
+            limits.nodes.map_or(u64::MAX, |n| n.saturating_sub(spent)),
             limits.deadline(start),
             limits.cancel.as_deref(),
         );
         let (score, exact) = search.value(&board, -INF, INF, geo.cells - board.n);
-        self.last_nodes = search.nodes;
+        self.last_nodes = spent + search.nodes;
         (exact && !search.stopped).then(|| value_of(score, true, geo.cells, board.n))
     }
 
@@ -643,6 +675,7 @@ impl Ai {
                 proven: true,
             };
         }
+        let attack_bits = attack::table_bits(self.table.bytes());
         let geo: &Geometry<B> = B::geometry(&mut self.geometry, position.rules());
         let board = board_of(geo, position);
         let cells = geo.cells;
@@ -702,16 +735,30 @@ impl Ai {
             })
             .collect();
 
-        let threat_win = self.threats
+        // Small big boards (k up to 4): a proven win by the proof search first.
+        let proof_win = self.threats
             && self.level == Level::Perfect
-            && threats::judge(
+            && attack::applies(geo, n)
+            && attack::judge(
                 geo,
                 &board,
                 &mut roots_view(&mut roots, board.mask),
                 &mut search,
+                attack_bits,
                 limits,
                 start,
             );
+        let threat_win = proof_win
+            || (self.threats
+                && self.level == Level::Perfect
+                && threats::judge(
+                    geo,
+                    &board,
+                    &mut roots_view(&mut roots, board.mask),
+                    &mut search,
+                    limits,
+                    start,
+                ));
 
         // Big open boards far from full: the fast gomoku search values the moves.
         let fast = self.threats
@@ -969,6 +1016,201 @@ fn value_of(score: i32, exact: bool, cells: u32, n: u32) -> Value {
     } else {
         Value::Draw
     }
+}
+
+/// A proven win of the player to move within `max_plies` plies, by the attacker's proof
+/// search of `attack` (big open boards), with a table of `2^table_bits` entries:
+/// `(plies, first move, nodes)`; plies an upper bound. For tests and benchmarks.
+#[doc(hidden)]
+pub fn proven_win(
+    position: &Position,
+    max_plies: u32,
+    table_bits: u32,
+    limits: &Limits,
+) -> (Option<(u32, Move)>, u64) {
+    fn run<B: Layout>(
+        position: &Position,
+        max_plies: u32,
+        table_bits: u32,
+        limits: &Limits,
+    ) -> (Option<(u32, Move)>, u64) {
+        let geo = Geometry::<B>::new(position.rules());
+        if geo.gravity || position.is_over() {
+            return (None, 0);
+        }
+        let board = board_of(&geo, position);
+        let start = Instant::now();
+        let mut attack = Attack::new(
+            &geo,
+            table_bits,
+            limits.nodes.unwrap_or(u64::MAX),
+            limits.deadline(start),
+            limits.cancel.as_deref(),
+        );
+        let win = attack
+            .win(&board, max_plies)
+            .map(|(plies, bit)| (plies, move_at(&geo, bit)));
+        (win, attack.nodes)
+    }
+    let rules = position.rules();
+    let bits = rules.width() * (rules.height() + 1);
+    if bits <= u64::BITS {
+        run::<u64>(position, max_plies, table_bits, limits)
+    } else if bits <= u128::BITS {
+        run::<u128>(position, max_plies, table_bits, limits)
+    } else {
+        run::<Wide>(position, max_plies, table_bits, limits)
+    }
+}
+
+/// A proven win or loss of the player to move within `max_plies` plies, by the proof
+/// search of `attack` (as [`Ai::solve`] runs it on big open boards), with a table of
+/// `2^table_bits` entries: the value (its plies an upper bound) and the nodes. For
+/// tests and benchmarks.
+#[doc(hidden)]
+pub fn proven_value(
+    position: &Position,
+    max_plies: u32,
+    table_bits: u32,
+    limits: &Limits,
+) -> (Option<Value>, u64) {
+    fn run<B: Layout>(
+        position: &Position,
+        max_plies: u32,
+        table_bits: u32,
+        limits: &Limits,
+    ) -> (Option<Value>, u64) {
+        let geo = Geometry::<B>::new(position.rules());
+        if geo.gravity || position.is_over() {
+            return (None, 0);
+        }
+        let board = board_of(&geo, position);
+        let start = Instant::now();
+        let mut attack = Attack::new(
+            &geo,
+            table_bits,
+            limits.nodes.unwrap_or(u64::MAX),
+            limits.deadline(start),
+            limits.cancel.as_deref(),
+        );
+        let value = attack.outcome(&board, max_plies).map(|(won, plies)| {
+            if won {
+                Value::Win(plies)
+            } else {
+                Value::Loss(plies)
+            }
+        });
+        (value, attack.nodes)
+    }
+    let rules = position.rules();
+    let bits = rules.width() * (rules.height() + 1);
+    if bits <= u64::BITS {
+        run::<u64>(position, max_plies, table_bits, limits)
+    } else if bits <= u128::BITS {
+        run::<u128>(position, max_plies, table_bits, limits)
+    } else {
+        run::<Wide>(position, max_plies, table_bits, limits)
+    }
+}
+
+/// Whether the player to move is proven not to win within `plies` plies (every move of
+/// its own tried, the opponent's replies near the stones), with a table of
+/// `2^table_bits` entries: `Some(proven)` and the nodes, `None` when a limit stopped
+/// the search. With [`proven_win`], the exact plies of a win. For tests and
+/// benchmarks.
+#[doc(hidden)]
+pub fn refuted_win(
+    position: &Position,
+    plies: u32,
+    table_bits: u32,
+    limits: &Limits,
+) -> (Option<bool>, u64) {
+    fn run<B: Layout>(
+        position: &Position,
+        plies: u32,
+        table_bits: u32,
+        limits: &Limits,
+    ) -> (Option<bool>, u64) {
+        let geo = Geometry::<B>::new(position.rules());
+        if geo.gravity || position.is_over() {
+            return (None, 0);
+        }
+        let board = board_of(&geo, position);
+        let start = Instant::now();
+        let mut attack = Attack::new(
+            &geo,
+            table_bits,
+            limits.nodes.unwrap_or(u64::MAX),
+            limits.deadline(start),
+            limits.cancel.as_deref(),
+        )
+        .refuting();
+        let refuted = attack.refute(&board, plies);
+        (
+            (refuted || !attack.stopped).then_some(refuted),
+            attack.nodes,
+        )
+    }
+    let rules = position.rules();
+    let bits = rules.width() * (rules.height() + 1);
+    if bits <= u64::BITS {
+        run::<u64>(position, plies, table_bits, limits)
+    } else if bits <= u128::BITS {
+        run::<u128>(position, plies, table_bits, limits)
+    } else {
+        run::<Wide>(position, plies, table_bits, limits)
+    }
+}
+
+/// Replays the proof of [`proven_win`] from `position` against every defender reply,
+/// each attacker move taken from the proof and each line's end checked by
+/// [`Position`]'s rules: the number of attacker positions checked, or the first position
+/// where the proof fails (the attacker has no proven win there, or the defender won).
+/// `None` when no win is proven within `max_plies`. For tests.
+#[doc(hidden)]
+pub fn replay_proven_win(
+    position: &Position,
+    max_plies: u32,
+    table_bits: u32,
+) -> Option<Result<u64, Box<Position>>> {
+    fn run<B: Layout>(
+        position: &Position,
+        max_plies: u32,
+        table_bits: u32,
+    ) -> Option<Result<u64, Box<Position>>> {
+        let geo = Geometry::<B>::new(position.rules());
+        if geo.gravity || position.is_over() {
+            return None;
+        }
+        let board = board_of(&geo, position);
+        let mut attack = Attack::new(&geo, table_bits, u64::MAX, None, None);
+        let (plies, _) = attack.win(&board, max_plies)?;
+        let mut count = 0;
+        let mut seen = std::collections::HashMap::new();
+        let mut walk = position.clone();
+        Some(
+            attack::replay(&mut attack, &mut walk, &board, plies, &mut seen, &mut count)
+                .map(|()| count),
+        )
+    }
+    let rules = position.rules();
+    let bits = rules.width() * (rules.height() + 1);
+    if bits <= u64::BITS {
+        run::<u64>(position, max_plies, table_bits)
+    } else if bits <= u128::BITS {
+        run::<u128>(position, max_plies, table_bits)
+    } else {
+        run::<Wide>(position, max_plies, table_bits)
+    }
+}
+
+/// The cell of a bit as a move.
+fn move_at<B: Bits>(geo: &Geometry<B>, bit: u32) -> Move {
+    let stride = geo.height + 1;
+    Move::Cell(crate::rules::Cell {
+        col: (bit / stride) as u8,
+        row: (bit % stride) as u8,
+    })
 }
 
 /// Analyses a position at full strength with a fresh table.

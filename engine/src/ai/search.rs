@@ -78,7 +78,7 @@ impl<B: Bits> Board<B> {
 
     /// The table key (smallest hash over the symmetries) and the symmetry giving it.
     #[inline]
-    fn key(&self, symmetries: usize) -> (u64, usize) {
+    pub fn key(&self, symmetries: usize) -> (u64, usize) {
         let mut best = (self.hash[0], 0);
         for s in 1..symmetries {
             if self.hash[s] < best.0 {

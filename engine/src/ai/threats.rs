@@ -130,39 +130,7 @@ impl<'a, B: Bits> Threats<'a, B> {
     /// Empty cells lying in a k-window free of `others` that holds exactly `count`
     /// stones of `stones` (or at least `count` when `at_least`).
     pub fn window_cells(&self, stones: B, others: B, count: u32, at_least: bool) -> B {
-        let geo = self.geo;
-        let k = geo.k;
-        let mut cells = B::zero();
-        for (dir, &d) in geo.steps.iter().enumerate() {
-            let mut open = geo.window_starts(dir);
-            // A 5-bit counter per window start, bit-sliced: how many stones it holds.
-            let mut counter = [B::zero(); 5];
-            for i in 0..k {
-                open &= !others.shr(i * d);
-                let mut carry = stones.shr(i * d);
-                for slice in counter.iter_mut() {
-                    let next = *slice & carry;
-                    *slice ^= carry;
-                    carry = next;
-                }
-            }
-            let top = if at_least { k } else { count };
-            let mut selected = B::zero();
-            for c in count..=top {
-                let mut eq = open;
-                for (j, slice) in counter.iter().enumerate() {
-                    eq &= if c >> j & 1 == 1 { *slice } else { !*slice };
-                }
-                selected |= eq;
-            }
-            if selected.is_zero() {
-                continue;
-            }
-            for i in 0..k {
-                cells |= selected.shl(i * d);
-            }
-        }
-        cells & geo.board & !(stones | others)
+        self.geo.window_cells(stones, others, count, at_least)
     }
 
     /// Moves that make a four: cells in an open window one stone short of a four.
