@@ -258,7 +258,9 @@ where
     use tokio::io::AsyncWriteExt;
     let _ = socket.shutdown().await;
     let _ = tokio::time::timeout(CLOSE_TIME, async {
-        let mut buf = [0u8; 4096];
+        // On the heap, and only while lingering: an array here would sit in every
+        // connection's task for its whole life.
+        let mut buf = vec![0u8; 4096];
         let mut total = 0;
         while total < LINGER_BYTES {
             match socket.read(&mut buf).await {

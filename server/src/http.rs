@@ -137,8 +137,11 @@ where
         // past the request go to the WebSocket first.
         Ok(Ok(upgraded)) => match upgraded.downcast::<TokioIo<IO>>() {
             Ok(parts) => {
-                let (io, read) = (parts.io.into_inner(), parts.read_buf.to_vec());
-                connection::serve(io, read, addr, state, admission).await;
+                // Copied out and dropped here: the bytes share hyper's whole read buffer,
+                // which would otherwise stay allocated for the connection's life.
+                let read = parts.read_buf.to_vec();
+                drop(parts.read_buf);
+                connection::serve(parts.io.into_inner(), read, addr, state, admission).await;
             }
             Err(upgraded) => {
                 let io = TokioIo::new(upgraded);
