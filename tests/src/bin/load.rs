@@ -18,6 +18,20 @@
 //! games also run on a second server that keeps nothing (`:memory:`), side by side in one
 //! run: the difference in CPU µs per move is the cost of keeping games and checkpointing
 //! every move. `serve --data FILE` runs the child alone on FILE (the restart tests kill it).
+//!
+//! Comparing two builds on a shared machine, where one run's CPU figures drift with the
+//! machine's other work: `--baseline EXE` also starts EXE's server (another build of this
+//! binary, say one built from `main`; with `--data FILE` it keeps `FILE.baseline`) and plays
+//! every human row on both, alternating which goes first, `--repeat N` times; a summary
+//! gives each row's medians and their ratio, and `--ai` runs on each server in turn.
+//! `--row GAMES:RULES:PROTOCOL` (repeatable; rules `tictactoe` or `gomoku`) picks rows.
+//! Context switches per move are read from `/proc`; `--syscalls` also counts the server's
+//! system calls with `perf stat` (installed, and allowed to trace the child).
+//!
+//! ```sh
+//! cp target/release/load /tmp/load-before   # built from the code to compare against
+//! cargo run --release -p inarow-e2e --bin load -- --humans --quick --baseline /tmp/load-before --repeat 3 --syscalls
+//! ```
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -116,9 +130,11 @@ fn main() -> anyhow::Result<()> {
         server.child.id(),
         data.as_deref().unwrap_or(":memory:")
     );
-    // The build to compare against, on the same data as ours.
+    // The build to compare against, keeping its data as ours does but in a file of its
+    // own (two servers on one file would restore each other's rooms).
+    let base_data = data.as_ref().map(|file| format!("{file}.baseline"));
     let baseline = baseline
-        .map(|exe| Server::start(Path::new(&exe), data.as_deref()).map(|s| (exe, s)))
+        .map(|exe| Server::start(Path::new(&exe), base_data.as_deref()).map(|s| (exe, s)))
         .transpose()?;
     if let Some((exe, base)) = &baseline {
         println!("# baseline: {exe} (server pid {})", base.child.id());
