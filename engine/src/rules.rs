@@ -282,7 +282,22 @@ pub struct Cell {
 
 impl fmt::Display for Cell {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", column_letter(self.col), u32::from(self.row) + 1)
+        // Spelled out by hand: a snapshot names every legal move and cell, and `write!`'s
+        // machinery cost more than the rest of building it.
+        let row = u32::from(self.row) + 1;
+        if self.col >= 26 {
+            return write!(f, "{}{row}", column_letter(self.col));
+        }
+        let mut text = [0u8; 4];
+        text[0] = b'a' + self.col;
+        let mut len = 1;
+        for (place, shown) in [(100, row >= 100), (10, row >= 10), (1, true)] {
+            if shown {
+                text[len] = b'0' + (row / place % 10) as u8;
+                len += 1;
+            }
+        }
+        f.write_str(std::str::from_utf8(&text[..len]).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -389,6 +404,16 @@ mod tests {
         let edge = Rules::new(19, 1, 19, true).expect("valid edge");
         assert_eq!((edge.width(), edge.height(), edge.k()), (19, 1, 19));
         assert!(edge.gravity());
+    }
+
+    #[test]
+    fn cell_names_are_the_column_letter_and_the_row_from_one() {
+        for col in 0..=40u8 {
+            for row in 0..=255u8 {
+                let name = format!("{}{}", column_letter(col), u32::from(row) + 1);
+                assert_eq!(Cell { col, row }.to_string(), name);
+            }
+        }
     }
 
     #[test]

@@ -54,6 +54,15 @@ pub(crate) fn id(object: &Map<String, Value>) -> Result<Option<RequestId>, Field
     }
 }
 
+/// Whether an id read straight into its type is one [`id`] accepts: a number is (its
+/// type holds every one), a string only up to [`MAX_ID_CHARS`] characters.
+pub(crate) fn id_fits(id: Option<&RequestId>) -> bool {
+    match id {
+        None | Some(RequestId::Number(_)) => true,
+        Some(RequestId::Text(s)) => s.chars().count() <= MAX_ID_CHARS,
+    }
+}
+
 /// Describes a JSON value briefly, for messages: its kind and, when short, itself.
 fn describe(value: &Value) -> String {
     let kind = match value {

@@ -102,6 +102,10 @@ fn server_examples_decode_and_encode_identically() {
             original, encoded,
             "the server would write {text} differently"
         );
+        // A frame without an id is its message alone, byte for byte: the server encodes
+        // the message directly, without the frame's flattening.
+        let bare = ServerFrame::from(frame.message.clone());
+        assert_eq!(encode(&frame.message), encode(&bare), "{text}");
     }
     assert!(seen >= 8, "only {seen} server examples");
 }

@@ -1,6 +1,11 @@
-//! The transport of one WebSocket connection, once `http` has upgraded it: a writer fed
-//! by a bounded queue, one loop over inbound frames, pings, deadlines, kicks and shutdown,
-//! and a proper close (`bye`, close code, linger).
+//! The transport of one WebSocket connection, once `http` has upgraded it: one task that
+//! reads inbound frames and writes what the bounded outbound queue holds, watches pings,
+//! deadlines, kicks and shutdown, and closes properly (`bye`, close code, linger).
+//!
+//! One task rather than a reader and a writer: a move wakes one task per connection, not
+//! two, and no lock is shared between halves of the socket. Everything queued when the
+//! task wakes is written with one flush (one system call), and the deadlines are checked
+//! lazily: one timer per connection, re-armed only when it fires.
 //!
 //! It knows frames, not messages: data frames go to the connection's [`Handler`]
 //! (`dispatch`), which says when to close. Everything the connection logs carries the
@@ -10,30 +15,23 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::stream::{SplitSink, SplitStream};
+use std::task::{Context, Poll};
+
 use futures_util::{SinkExt, StreamExt};
-use hyper::upgrade::Upgraded;
-use hyper_util::rt::TokioIo;
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
-use tokio::io::AsyncReadExt;
-use tokio::sync::{mpsc, oneshot};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
+use tokio::sync::mpsc;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
-use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
 use crate::metrics;
 use crate::peer::{Attachment, Kick, Peer};
 use crate::state::ServerState;
-
-/// The socket after the upgrade (TLS or not, hyper's type hides which).
-type Socket = TokioIo<Upgraded>;
-type Ws = WebSocketStream<Socket>;
 
 /// Time allowed to write the last frames, `bye` and the close frame.
 const FAREWELL_TIME: Duration = Duration::from_secs(2);
@@ -137,20 +135,18 @@ fn close_frame(code: CloseCode, reason: &str) -> CloseFrame {
     }
 }
 
-/// The last words the writer sends after whatever is queued.
-struct Farewell {
-    bye: Option<String>,
-    close: CloseFrame,
-}
-
-/// Serves one upgraded socket from `addr` until it closes. A refused `admission` is told
-/// why and the connection closed.
-pub(crate) async fn serve(
-    socket: Socket,
+/// Serves one upgraded socket from `addr` until it closes; `read` holds bytes the HTTP
+/// layer read past the upgrade request (the start of the first frame, if the client did not
+/// wait for our answer). A refused `admission` is told why and the connection closed.
+pub(crate) async fn serve<S>(
+    socket: S,
+    read: Vec<u8>,
     addr: SocketAddr,
     state: Arc<ServerState>,
     admission: Admission,
-) {
+) where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
     let config = &state.config;
     let ws_config = WebSocketConfig::default()
         .max_message_size(Some(config.max_message_size))
@@ -160,17 +156,16 @@ pub(crate) async fn serve(
         // 1 KiB still reads one per call: 14.5 KiB of RSS per idle connection against 17.6
         // with 4 KiB (`load --memory`).
         .read_buffer_size(1024);
-    // Not `shutdown`: a connection says `bye` only once the rooms are saved.
-    let shutdown = state.farewell.child_token();
-    let ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
+    // Not `shutdown`: a connection says `bye` only once the rooms are saved. The kick
+    // switch holds it, so the loop waits on one token for both.
+    let kick = Arc::new(Kick::new(state.farewell.child_token()));
+    let mut ws = if read.is_empty() {
+        WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await
+    } else {
+        WebSocketStream::from_partially_read(socket, read, Role::Server, Some(ws_config)).await
+    };
     let _open = metrics::websocket_opened();
-    let (sink, mut stream) = ws.split();
     let (outbound, queue) = mpsc::channel(config.outbound_queue.max(1));
-    let (farewell_tx, farewell_rx) = oneshot::channel();
-    let writer = state
-        .tracker
-        .spawn(write_loop(sink, queue, farewell_rx).instrument(tracing::Span::current()));
-    let kick = Arc::new(Kick::default());
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
     let mut conn = Connection {
@@ -178,11 +173,15 @@ pub(crate) async fn serve(
         peer,
         kick,
         state: state.clone(),
+        outbound: Outbound {
+            queue,
+            unflushed: false,
+        },
     };
     let ending = match &admission {
         Admission::Admitted { .. } => {
             tracing::info!("connection opened");
-            conn.read_loop(&mut stream, shutdown).await
+            conn.read_loop(&mut ws).await
         }
         Admission::Refused(turnaway) => {
             tracing::info!(%turnaway, "connection refused");
@@ -192,78 +191,76 @@ pub(crate) async fn serve(
     };
     tracing::info!(reason = %ending.label(), "connection closed");
     conn.handler.release_session().await;
-    close(ending, stream, farewell_tx, writer).await;
+    close(ending, ws, conn.outbound.queue).await;
     // The connection slots stay taken until the socket is really closed.
     drop(admission);
 }
 
-/// Says goodbye as `ending` requires and waits (boundedly) for the socket to wind down.
-async fn close(
-    ending: Ending,
-    mut stream: SplitStream<Ws>,
-    farewell: oneshot::Sender<Farewell>,
-    writer: tokio::task::JoinHandle<SplitSink<Ws, Message>>,
-) {
-    match ending {
+/// Says goodbye as `ending` requires, after what is still queued, and waits (boundedly)
+/// for the socket to wind down.
+async fn close<S>(ending: Ending, mut ws: WebSocketStream<S>, mut queue: mpsc::Receiver<Message>)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let (bye, close, readable) = match ending {
         Ending::Bye { bye, readable } => {
-            let code = close_code(bye.reason);
             let text = encode(&ServerFrame::from(ServerMessage::Bye {
                 reason: bye.reason,
                 message: bye.message.clone(),
             }));
-            let _ = farewell.send(Farewell {
-                bye: Some(text),
-                close: close_frame(code, &bye.message),
-            });
-            let sink = tokio::time::timeout(FAREWELL_TIME + Duration::from_millis(200), writer)
-                .await
-                .ok()
-                .and_then(Result::ok);
-            if readable {
-                // The peer answers our close frame; reading also flushes what is pending.
-                let _ = tokio::time::timeout(CLOSE_TIME, async {
-                    while let Some(Ok(_)) = stream.next().await {}
-                })
-                .await;
-            } else if let Some(sink) = sink
-                && let Ok(ws) = stream.reunite(sink)
-            {
-                linger(ws.into_inner()).await;
-            }
+            let close = close_frame(close_code(bye.reason), &bye.message);
+            (Some(text), close, readable)
         }
-        Ending::Violation { code, message } => {
-            let _ = farewell.send(Farewell {
-                bye: None,
-                close: close_frame(code, &message),
-            });
-            let sink = tokio::time::timeout(FAREWELL_TIME + Duration::from_millis(200), writer)
-                .await
-                .ok()
-                .and_then(Result::ok);
-            // The stream failed: wait for the peer on the raw socket.
-            if let Some(sink) = sink
-                && let Ok(ws) = stream.reunite(sink)
-            {
-                linger(ws.into_inner()).await;
-            }
-        }
+        // The stream failed: wait for the peer on the raw socket.
+        Ending::Violation { code, message } => (None, close_frame(code, &message), false),
         Ending::PeerClosed => {
-            drop(farewell);
+            // tungstenite has queued the answer to the peer's close frame; reading on
+            // writes it and sees the end.
             let _ = tokio::time::timeout(CLOSE_TIME, async {
-                while let Some(Ok(_)) = stream.next().await {}
+                while let Some(Ok(_)) = ws.next().await {}
             })
             .await;
+            return;
         }
-        Ending::Gone => drop(farewell),
+        Ending::Gone => return,
+    };
+    // A peer that stops reading blocks these writes: the farewell is bounded in time.
+    let _ = tokio::time::timeout(FAREWELL_TIME, async {
+        while let Ok(message) = queue.try_recv() {
+            let counted = message.is_text();
+            ws.feed(message).await?;
+            if counted {
+                metrics::message_out();
+            }
+        }
+        if let Some(bye) = bye {
+            ws.feed(Message::text(bye)).await?;
+        }
+        ws.send(Message::Close(Some(close))).await
+    })
+    .await;
+    if readable {
+        // The peer answers our close frame; reading also flushes what is pending.
+        let _ = tokio::time::timeout(CLOSE_TIME, async {
+            while let Some(Ok(_)) = ws.next().await {}
+        })
+        .await;
+    } else {
+        linger(ws.into_inner()).await;
     }
 }
 
 /// Half-closes the socket and discards what the peer still sends, for a bounded time.
-async fn linger(mut socket: Socket) {
+async fn linger<S>(mut socket: S)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
     use tokio::io::AsyncWriteExt;
     let _ = socket.shutdown().await;
     let _ = tokio::time::timeout(CLOSE_TIME, async {
-        let mut buf = [0u8; 4096];
+        // On the heap, and only while lingering: an array here would sit in every
+        // connection's task for its whole life.
+        let mut buf = vec![0u8; 4096];
         let mut total = 0;
         while total < LINGER_BYTES {
             match socket.read(&mut buf).await {
@@ -275,109 +272,113 @@ async fn linger(mut socket: Socket) {
     .await;
 }
 
-/// Writes queued frames until the queue closes or a farewell arrives; then writes what
-/// is still queued, the `bye` and the close frame. Returns the sink so the socket can be
-/// reunited for a lingering close.
-async fn write_loop(
-    mut sink: SplitSink<Ws, Message>,
-    mut queue: mpsc::Receiver<Message>,
-    mut farewell: oneshot::Receiver<Farewell>,
-) -> SplitSink<Ws, Message> {
-    let last_words = loop {
-        let next = tokio::select! {
-            biased;
-            last = &mut farewell => break last,
-            next = queue.recv() => next,
-        };
-        let Some(message) = next else {
-            return sink;
-        };
-        // Pings are transport, not messages.
-        let counted = message.is_text();
-        // A peer that stops reading blocks this send; a farewell must still get through
-        // to end the connection.
-        tokio::select! {
-            biased;
-            last = &mut farewell => break last,
-            sent = sink.send(message) => match sent {
-                Ok(()) => if counted { metrics::message_out() },
-                Err(_) => return sink,
-            },
-        }
-    };
-    let Ok(last_words) = last_words else {
-        return sink;
-    };
-    let _ = tokio::time::timeout(FAREWELL_TIME, async {
-        while let Ok(message) = queue.try_recv() {
+/// The connection's outbound queue, as the socket loop drains it.
+struct Outbound {
+    queue: mpsc::Receiver<Message>,
+    /// Frames were handed to the WebSocket since the last flush.
+    unflushed: bool,
+}
+
+impl Outbound {
+    /// Moves everything queued into the WebSocket's write buffer and flushes it once: one
+    /// write for all the frames queued since the last wake-up. Pending when there is
+    /// nothing to write or the socket cannot take more (the task is woken when either
+    /// changes); ready only with the error that ends the connection.
+    fn poll_write<S>(&mut self, ws: &mut WebSocketStream<S>, cx: &mut Context<'_>) -> Poll<WsError>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        loop {
+            // A peer that stops reading stalls here; its queue fills and the room kicks it.
+            match ws.poll_ready_unpin(cx) {
+                Poll::Ready(Ok(())) => {}
+                Poll::Ready(Err(e)) => return Poll::Ready(e),
+                Poll::Pending => return Poll::Pending,
+            }
+            let Poll::Ready(Some(message)) = self.queue.poll_recv(cx) else {
+                // Empty (or closed, which cannot happen while the connection holds a
+                // sender): flush what was handed over.
+                break;
+            };
+            // Pings are transport, not messages.
             let counted = message.is_text();
-            sink.feed(message).await?;
+            if let Err(e) = ws.start_send_unpin(message) {
+                return Poll::Ready(e);
+            }
             if counted {
                 metrics::message_out();
             }
+            self.unflushed = true;
         }
-        if let Some(bye) = last_words.bye {
-            sink.feed(Message::text(bye)).await?;
+        if self.unflushed {
+            match ws.poll_flush_unpin(cx) {
+                Poll::Ready(Ok(())) => self.unflushed = false,
+                Poll::Ready(Err(e)) => return Poll::Ready(e),
+                Poll::Pending => {}
+            }
         }
-        sink.send(Message::Close(Some(last_words.close))).await
-    })
-    .await;
-    sink
+        Poll::Pending
+    }
 }
 
-/// The reading side of one connection: frames in, deadlines, pings, kicks.
+/// What the socket did, when the connection's loop polls it.
+enum SocketEvent {
+    /// An inbound frame, the stream's end, or a read error.
+    Inbound(Option<Result<Message, WsError>>),
+    /// Writing failed: the socket is gone.
+    WriteFailed(WsError),
+}
+
+/// One connection: frames in, the outbound queue out, deadlines, pings, kicks.
 struct Connection {
     state: Arc<ServerState>,
     /// What the frames mean.
     handler: Handler,
     /// The outbound queue, for pings and the transport's own errors.
     peer: Peer,
-    /// Set when the connection must close (too slow, or replaced by a resume).
+    /// Set when the connection must close (too slow, replaced by a resume, or the server
+    /// saying goodbye).
     kick: Arc<Kick>,
+    /// What rooms and the handler queued for the socket.
+    outbound: Outbound,
 }
 
 impl Connection {
-    async fn read_loop(
-        &mut self,
-        stream: &mut SplitStream<Ws>,
-        shutdown: CancellationToken,
-    ) -> Ending {
+    async fn read_loop<S>(&mut self, ws: &mut WebSocketStream<S>) -> Ending
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
         let config = self.state.config.clone();
         let (idle_timeout, ping_every) = (config.idle_timeout, config.ping_interval);
         let handshake_deadline = Instant::now() + config.handshake_timeout;
         let mut last_heard = Instant::now();
         let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
         ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let kick = self.kick.clone();
-        loop {
+        // The deadline only ever moves later (hearing from the peer, or `hello` trading
+        // the handshake deadline for the idle one): the timer stays armed at the first
+        // one and, when it fires, moves to the deadline as it is by then.
+        let deadline = |has_session: bool, last_heard: Instant| {
             let idle_deadline = last_heard + idle_timeout;
-            let (deadline, late) =
-                if !self.handler.has_session() && handshake_deadline < idle_deadline {
-                    (handshake_deadline, ByeReason::HandshakeTimeout)
-                } else {
-                    (idle_deadline, ByeReason::IdleTimeout)
-                };
-            tokio::select! {
-                () = shutdown.cancelled() => {
-                    // With a data file the rooms and sessions were saved before this
-                    // bye: the client is to come back with its token.
-                    if self.state.store.keeps_live() {
-                        return Ending::bye(
-                            ByeReason::Restarting,
-                            "the server is restarting; reconnect with your token to resume",
-                        );
+            if !has_session && handshake_deadline < idle_deadline {
+                (handshake_deadline, ByeReason::HandshakeTimeout)
+            } else {
+                (idle_deadline, ByeReason::IdleTimeout)
+            }
+        };
+        let timer = tokio::time::sleep_until(deadline(false, last_heard).0);
+        tokio::pin!(timer);
+        let kick = self.kick.clone();
+        let kicked = kick.kicked();
+        tokio::pin!(kicked);
+        loop {
+            let event = tokio::select! {
+                () = &mut kicked => return self.kicked(),
+                () = &mut timer => {
+                    let (at, late) = deadline(self.handler.has_session(), last_heard);
+                    if at > Instant::now() {
+                        timer.as_mut().reset(at);
+                        continue;
                     }
-                    return Ending::bye(ByeReason::Shutdown, "the server is shutting down");
-                }
-                () = kick.kicked() => {
-                    let reason = kick.reason().unwrap_or(ByeReason::TooSlow);
-                    let message = match reason {
-                        ByeReason::Replaced => "your session was resumed by another connection",
-                        _ => "you read too slowly; reconnect to resume your session",
-                    };
-                    return Ending::bye(reason, message);
-                }
-                () = tokio::time::sleep_until(deadline) => {
                     let message = match late {
                         ByeReason::HandshakeTimeout => "no hello arrived in time",
                         _ => "nothing heard from you for too long",
@@ -386,37 +387,82 @@ impl Connection {
                 }
                 _ = ping.tick() => {
                     let _ = self.peer.send_raw(Message::Ping(Bytes::new()));
+                    continue;
                 }
-                frame = stream.next() => {
-                    let message = match frame {
-                        None => return Ending::Gone,
-                        Some(Err(WsError::Capacity(e))) => {
-                            let message = format!("{e}; the limit is {} bytes", config.max_message_size);
-                            self.error(ErrorCode::TooLarge, message.clone());
-                            return Ending::Bye {
-                                bye: Bye::new(ByeReason::TooLarge, message),
-                                readable: false,
-                            };
-                        }
-                        Some(Err(e)) => return failed(e),
-                        Some(Ok(message)) => message,
-                    };
-                    last_heard = Instant::now();
-                    if message.is_text() || message.is_binary() {
-                        metrics::message_in();
+                event = std::future::poll_fn(|cx| {
+                    if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
+                        return Poll::Ready(SocketEvent::WriteFailed(e));
                     }
-                    let bye = match message {
-                        Message::Text(text) => self.handler.on_frame(Some(text.as_str())).await,
-                        Message::Binary(_) => self.handler.on_frame(None).await,
-                        Message::Close(_) => return Ending::PeerClosed,
-                        Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => None,
-                    };
-                    if let Some(bye) = bye {
-                        return Ending::Bye { bye, readable: true };
-                    }
+                    ws.poll_next_unpin(cx).map(SocketEvent::Inbound)
+                }) => event,
+            };
+            let frame = match event {
+                SocketEvent::WriteFailed(e) => {
+                    tracing::debug!(error = %e, "write failed");
+                    return Ending::Gone;
                 }
+                SocketEvent::Inbound(frame) => frame,
+            };
+            let message = match frame {
+                None => return Ending::Gone,
+                Some(Err(WsError::Capacity(e))) => {
+                    let message = format!("{e}; the limit is {} bytes", config.max_message_size);
+                    self.error(ErrorCode::TooLarge, message.clone());
+                    return Ending::Bye {
+                        bye: Bye::new(ByeReason::TooLarge, message),
+                        readable: false,
+                    };
+                }
+                Some(Err(e)) => return failed(e),
+                Some(Ok(message)) => message,
+            };
+            last_heard = Instant::now();
+            if message.is_text() || message.is_binary() {
+                metrics::message_in();
+            }
+            let text = match &message {
+                Message::Text(text) => Some(text.as_str()),
+                Message::Binary(_) => None,
+                Message::Close(_) => return Ending::PeerClosed,
+                Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => continue,
+            };
+            // While the room answers, what is queued for the peer still goes out.
+            let outbound = &mut self.outbound;
+            let bye = tokio::select! {
+                biased;
+                bye = self.handler.on_frame(text) => bye,
+                e = std::future::poll_fn(|cx| outbound.poll_write(ws, cx)) => {
+                    tracing::debug!(error = %e, "write failed");
+                    return Ending::Gone;
+                }
+            };
+            if let Some(bye) = bye {
+                return Ending::Bye {
+                    bye,
+                    readable: true,
+                };
             }
         }
+    }
+
+    /// The ending after a kick: the server's goodbye, or the reason the kick gave.
+    fn kicked(&self) -> Ending {
+        let Some(reason) = self.kick.reason() else {
+            // With a data file the rooms and sessions were saved before this bye: the
+            // client is to come back with its token.
+            if self.state.store.keeps_live() {
+                return Ending::bye(
+                    ByeReason::Restarting,
+                    "the server is restarting; reconnect with your token to resume",
+                );
+            }
+            return Ending::bye(ByeReason::Shutdown, "the server is shutting down");
+        };
+        let message = match reason {
+            ByeReason::Replaced => "your session was resumed by another connection",
+            _ => "you read too slowly; reconnect to resume your session",
+        };
+        Ending::bye(reason, message)
     }
 
     /// Queues an error the transport itself raises (no request to answer).

@@ -132,9 +132,22 @@ where
         return;
     };
     match tokio::time::timeout(state.config.handshake_timeout, pending).await {
-        Ok(Ok(upgraded)) => {
-            connection::serve(TokioIo::new(upgraded), addr, state, admission).await;
-        }
+        // The socket itself rather than hyper's `Upgraded`, which goes through a boxed
+        // trait object and a rewind buffer on every read and write; the bytes hyper read
+        // past the request go to the WebSocket first.
+        Ok(Ok(upgraded)) => match upgraded.downcast::<TokioIo<IO>>() {
+            Ok(parts) => {
+                // Copied out and dropped here: the bytes share hyper's whole read buffer,
+                // which would otherwise stay allocated for the connection's life.
+                let read = parts.read_buf.to_vec();
+                drop(parts.read_buf);
+                connection::serve(parts.io.into_inner(), read, addr, state, admission).await;
+            }
+            Err(upgraded) => {
+                let io = TokioIo::new(upgraded);
+                connection::serve(io, Vec::new(), addr, state, admission).await;
+            }
+        },
         Ok(Err(e)) => tracing::debug!(error = %e, "WebSocket upgrade failed"),
         Err(_) => tracing::debug!("WebSocket upgrade timed out"),
     }

@@ -11,23 +11,35 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Default)]
 pub(crate) struct Kick {
     reason: OnceLock<ByeReason>,
-    /// Cancelled by the kick; the connection's loop waits on it.
+    /// Cancelled by the kick, or by the server's goodbye when it is a child of that token;
+    /// the connection's loop waits on it.
     kicked: CancellationToken,
 }
 
 impl Kick {
+    /// A kick switch that `goodbye` also trips (without a reason): the connection waits
+    /// on one token for both, polled on every wake-up.
+    pub(crate) fn new(goodbye: CancellationToken) -> Kick {
+        Kick {
+            reason: OnceLock::new(),
+            kicked: goodbye,
+        }
+    }
+
     /// Asks the connection to say `bye` with `reason` and close.
     pub(crate) fn kick(&self, reason: ByeReason) {
         let _ = self.reason.set(reason);
         self.kicked.cancel();
     }
 
-    /// The reason given, once kicked.
+    /// The reason given, once kicked; `None` if the connection was not kicked, or only
+    /// by the server's goodbye.
     pub(crate) fn reason(&self) -> Option<ByeReason> {
         self.reason.get().copied()
     }
 
-    /// Completes when the connection has been kicked.
+    /// Completes when the connection has been kicked (or the goodbye it was made with
+    /// has come).
     pub(crate) async fn kicked(&self) {
         self.kicked.cancelled().await;
     }

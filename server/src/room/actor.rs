@@ -119,13 +119,17 @@ impl RoomActor {
     /// the room, `first`'s copy carrying its request id.
     pub(super) async fn run(mut self, mut commands: mpsc::Receiver<Command>, first: Requester) {
         self.after_change(first);
+        // Made once, not per command: waiting on a token registers with it.
+        let shutdown = self.shutdown.clone();
+        let stopping = shutdown.cancelled();
+        tokio::pin!(stopping);
         let reason = loop {
             self.note_desertion();
             let deadline = self
                 .deserted_since
                 .map(|t| t + self.context.config.room_idle_timeout);
             tokio::select! {
-                () = self.shutdown.cancelled() => break SHUTTING_DOWN,
+                () = &mut stopping => break SHUTTING_DOWN,
                 () = sleep_until_some(deadline) => break "nobody connected",
                 command = commands.recv() => match command {
                     Some(command) => self.handle(command),

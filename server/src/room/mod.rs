@@ -119,6 +119,12 @@ pub(crate) struct RoomHandle {
 
 impl RoomHandle {
     async fn send(&self, command: Command) -> bool {
+        // Without a timer unless the mailbox is full, which is rare.
+        let command = match self.commands.try_send(command) {
+            Ok(()) => return true,
+            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+            Err(mpsc::error::TrySendError::Full(command)) => command,
+        };
         matches!(
             tokio::time::timeout(SEND_TIMEOUT, self.commands.send(command)).await,
             Ok(Ok(()))

@@ -254,7 +254,8 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
         // kept as it came rather than lost.
         GameStatus::Waiting | GameStatus::Playing { .. } => ("unfinished", None, None),
     };
-    tx.prepare(
+    // Cached: parsing the SQL for every game cost more than the insert.
+    tx.prepare_cached(
         "INSERT INTO games (id, room, number, width, height, k, gravity, x_name, x_ai, \
          o_name, o_ai, result, winner, line, ply, started_at, ended_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
@@ -278,7 +279,7 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
         s.started_at as i64,
         s.ended_at as i64,
     ])?;
-    let mut insert_move = tx.prepare(
+    let mut insert_move = tx.prepare_cached(
         "INSERT INTO moves (game, ply, move, cell, by, ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     for (ply, played) in game.moves.iter().enumerate() {

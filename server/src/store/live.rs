@@ -93,7 +93,8 @@ impl LiveWrite {
             LiveWrite::Move { room, mv } => put_move(tx, room, mv),
             LiveWrite::Chat { room, line } => {
                 put_chat(tx, room, line)?;
-                tx.execute(
+                execute(
+                    tx,
                     "DELETE FROM live_chat WHERE room = ?1 AND seq <= \
                      (SELECT seq FROM live_chat WHERE room = ?1 ORDER BY seq DESC \
                       LIMIT 1 OFFSET ?2)",
@@ -114,7 +115,8 @@ impl LiveWrite {
             }
             LiveWrite::RoomClosed(room) => forget_room(tx, room),
             LiveWrite::Session(record) => {
-                tx.execute(
+                execute(
+                    tx,
                     "INSERT OR REPLACE INTO live_sessions \
                      (id, name, selector, verifier_hash, expires_at) \
                      VALUES (?1, ?2, ?3, ?4, NULL)",
@@ -131,7 +133,8 @@ impl LiveWrite {
                 session,
                 expires_at,
             } => {
-                tx.execute(
+                execute(
+                    tx,
                     "UPDATE live_sessions SET expires_at = ?2 WHERE id = ?1",
                     params![
                         session.0.to_string(),
@@ -141,7 +144,8 @@ impl LiveWrite {
                 Ok(())
             }
             LiveWrite::SessionEnded(session) => {
-                tx.execute(
+                execute(
+                    tx,
                     "DELETE FROM live_sessions WHERE id = ?1",
                     params![session.0.to_string()],
                 )?;
@@ -151,15 +155,26 @@ impl LiveWrite {
     }
 }
 
+/// Runs one statement of the writer's, prepared once per connection and kept.
+fn execute(
+    tx: &Transaction<'_>,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<usize> {
+    tx.prepare_cached(sql)?.execute(params)
+}
+
 fn put_record(tx: &Transaction<'_>, record: &TableRecord) -> rusqlite::Result<()> {
     let json = serde_json::to_string(record)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-    tx.execute(
+    execute(
+        tx,
         "INSERT OR REPLACE INTO live_rooms (id, record) VALUES (?1, ?2)",
         params![record.id.0, json],
     )?;
     // A rematch started a new game: the old one's moves are history now.
-    tx.execute(
+    execute(
+        tx,
         "DELETE FROM live_moves WHERE room = ?1 AND game < ?2",
         params![record.id.0, record.game],
     )?;
@@ -167,7 +182,8 @@ fn put_record(tx: &Transaction<'_>, record: &TableRecord) -> rusqlite::Result<()
 }
 
 fn put_move(tx: &Transaction<'_>, room: &RoomId, mv: &SavedMove) -> rusqlite::Result<()> {
-    tx.execute(
+    execute(
+        tx,
         "INSERT OR REPLACE INTO live_moves (room, game, ply, move, seq, ms) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
@@ -185,7 +201,8 @@ fn put_move(tx: &Transaction<'_>, room: &RoomId, mv: &SavedMove) -> rusqlite::Re
 fn put_chat(tx: &Transaction<'_>, room: &RoomId, line: &SavedChat) -> rusqlite::Result<()> {
     let json = serde_json::to_string(line)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-    tx.execute(
+    execute(
+        tx,
         "INSERT OR REPLACE INTO live_chat (room, seq, line) VALUES (?1, ?2, ?3)",
         params![room.0, i64::try_from(line.seq).unwrap_or(i64::MAX), json],
     )?;
@@ -198,7 +215,7 @@ fn forget_room(tx: &Transaction<'_>, room: &RoomId) -> rusqlite::Result<()> {
         "DELETE FROM live_chat WHERE room = ?1",
         "DELETE FROM live_rooms WHERE id = ?1",
     ] {
-        tx.execute(sql, params![room.0])?;
+        execute(tx, sql, params![room.0])?;
     }
     Ok(())
 }

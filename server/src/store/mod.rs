@@ -34,6 +34,10 @@ use self::schema::MigrateError;
 pub(crate) use self::writer::Write;
 use self::writer::{Command, WriterStats};
 
+/// How many prepared statements the write connection keeps: every statement the writer
+/// runs (about fifteen), with room to spare.
+const STATEMENT_CACHE: usize = 32;
+
 /// Writes waiting for the writer thread. Room actors must never wait, so a full queue
 /// drops the write (logged as an error and counted) rather than blocking or growing
 /// without bound: it only fills when the disk has been failing for a long while (the
@@ -197,6 +201,9 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(open_error)?;
         conn.busy_timeout(WRITE_BUSY_TIMEOUT).map_err(open_error)?;
+        // The writer's statements are prepared once and kept (`prepare_cached`): parsing
+        // the SQL of every insert cost more than the insert. Room for all of them.
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let before = schema::migrate(&mut conn).map_err(|e| StoreError::schema(location, e))?;
         if before != schema::latest() {
             tracing::info!(%location, from = before, to = schema::latest(), "database schema migrated");

@@ -18,10 +18,25 @@
 //! games also run on a second server that keeps nothing (`:memory:`), side by side in one
 //! run: the difference in CPU µs per move is the cost of keeping games and checkpointing
 //! every move. `serve --data FILE` runs the child alone on FILE (the restart tests kill it).
+//!
+//! Comparing two builds on a shared machine, where one run's CPU figures drift with the
+//! machine's other work: `--baseline EXE` also starts EXE's server (another build of this
+//! binary, say one built from `main`; with `--data FILE` it keeps `FILE.baseline`) and plays
+//! every human row on both, alternating which goes first, `--repeat N` times; a summary
+//! gives each row's medians and their ratio, and `--ai` runs on each server in turn.
+//! `--row GAMES:RULES:PROTOCOL` (repeatable; rules `tictactoe` or `gomoku`) picks rows.
+//! Context switches per move are read from `/proc`; `--syscalls` also counts the server's
+//! system calls with `perf stat` (installed, and allowed to trace the child).
+//!
+//! ```sh
+//! cp target/release/load /tmp/load-before   # built from the code to compare against
+//! cargo run --release -p inarow-e2e --bin load -- --humans --quick --baseline /tmp/load-before --repeat 3 --syscalls
+//! ```
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,7 +80,38 @@ fn main() -> anyhow::Result<()> {
     }
     let quick = args.iter().any(|a| a == "--quick");
     let phase = Duration::from_secs(if quick { 4 } else { 10 });
-    let server = Server::start(data.as_deref())?;
+    let value_of = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .map(|i| {
+                args.get(i + 1)
+                    .cloned()
+                    .with_context(|| format!("{flag} VALUE"))
+            })
+            .transpose()
+    };
+    let baseline = value_of("--baseline")?;
+    let repeat: usize = value_of("--repeat")?.map_or(Ok(1), |n| n.parse())?;
+    let rows = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| *a == "--row")
+        .map(|(i, _)| {
+            args.get(i + 1)
+                .context("--row GAMES:RULES:PROTOCOL")?
+                .parse()
+        })
+        .collect::<anyhow::Result<Vec<Row>>>()?;
+    let rows = if rows.is_empty() {
+        Row::ALL.to_vec()
+    } else {
+        rows
+    };
+    let counting = Counting {
+        syscalls: args.iter().any(|a| a == "--syscalls"),
+    };
+    let exe = std::env::current_exe()?;
+    let server = Server::start(&exe, data.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -76,7 +122,7 @@ fn main() -> anyhow::Result<()> {
     };
     if picked("--memory") {
         // On a fresh server: the other parts leave rooms open for minutes.
-        let fresh = Server::start(None)?;
+        let fresh = Server::start(&exe, None)?;
         runtime.block_on(memory(&fresh))?;
     }
     println!(
@@ -84,19 +130,45 @@ fn main() -> anyhow::Result<()> {
         server.child.id(),
         data.as_deref().unwrap_or(":memory:")
     );
+    // The build to compare against, keeping its data as ours does but in a file of its
+    // own (two servers on one file would restore each other's rooms).
+    let base_data = data.as_ref().map(|file| format!("{file}.baseline"));
+    let baseline = baseline
+        .map(|exe| Server::start(Path::new(&exe), base_data.as_deref()).map(|s| (exe, s)))
+        .transpose()?;
+    if let Some((exe, base)) = &baseline {
+        println!("# baseline: {exe} (server pid {})", base.child.id());
+    }
     if picked("--humans") {
+        let plan = Plan {
+            phase,
+            rows: &rows,
+            repeat,
+            counting,
+        };
         if data.is_some() {
             // The same games on a server that keeps nothing, for comparison.
-            let memory = Server::start(None)?;
+            let memory = Server::start(&exe, None)?;
             println!();
             println!("### data :memory: (no checkpoints)");
-            runtime.block_on(humans(&memory, phase))?;
+            runtime.block_on(humans(&[("this build", &memory)], &plan))?;
         }
         println!();
         println!("### data {}", data.as_deref().unwrap_or(":memory:"));
-        runtime.block_on(humans(&server, phase))?;
+        let mut servers = vec![("this build", &server)];
+        if let Some((_, base)) = &baseline {
+            servers.insert(0, ("baseline", base));
+        }
+        runtime.block_on(humans(&servers, &plan))?;
     }
     if picked("--ai") {
+        if let Some((_, base)) = &baseline {
+            println!();
+            println!("### baseline");
+            runtime.block_on(ai(base, phase))?;
+            println!();
+            println!("### this build");
+        }
         runtime.block_on(ai(&server, phase))?;
     }
     Ok(())
@@ -150,8 +222,9 @@ struct Server {
 }
 
 impl Server {
-    fn start(data: Option<&str>) -> anyhow::Result<Server> {
-        let mut command = Command::new(std::env::current_exe()?);
+    /// Starts `exe serve` (this binary, or another build of it).
+    fn start(exe: &Path, data: Option<&str>) -> anyhow::Result<Server> {
+        let mut command = Command::new(exe);
         command.arg("serve");
         if let Some(data) = data {
             command.args(["--data", data]);
@@ -178,7 +251,7 @@ impl Server {
         Ok(Server { child, addr, ticks })
     }
 
-    /// Reads the server's CPU time.
+    /// Reads the server's CPU time and context switches.
     fn cpu(&self) -> Cpu {
         Cpu {
             pid: self.child.id(),
@@ -215,6 +288,25 @@ struct Cpu {
 }
 
 impl Cpu {
+    /// Context switches of all the process's threads so far (voluntary ones are mostly a
+    /// thread going to sleep for want of work, and waking costs as much again).
+    fn switches(self) -> u64 {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.pid)) else {
+            return 0;
+        };
+        tasks
+            .filter_map(Result::ok)
+            .filter_map(|task| std::fs::read_to_string(task.path().join("status")).ok())
+            .flat_map(|status| {
+                status
+                    .lines()
+                    .filter(|l| l.contains("ctxt_switches:"))
+                    .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                    .collect::<Vec<_>>()
+            })
+            .sum()
+    }
+
     /// User plus system CPU time the process has used.
     fn read(self) -> anyhow::Result<Duration> {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid))?;
@@ -552,24 +644,98 @@ async fn ai_room(addr: SocketAddr, kind: Kind, seed: u64) -> anyhow::Result<Play
     Ok(p)
 }
 
+/// What the server used over a measured window.
+struct Window {
+    cpu: Duration,
+    /// Context switches of its threads.
+    switches: u64,
+    /// System calls, when counted (`--syscalls`).
+    syscalls: Option<u64>,
+}
+
+/// Which of the server's costs are counted beyond CPU time and context switches.
+#[derive(Clone, Copy)]
+struct Counting {
+    /// System calls, with `perf stat` attached to the server for the window.
+    syscalls: bool,
+}
+
+/// `perf stat` counting a process's system calls until stopped.
+struct SyscallCount {
+    child: Child,
+    out: std::path::PathBuf,
+}
+
+impl SyscallCount {
+    fn start(pid: u32) -> anyhow::Result<SyscallCount> {
+        let out = std::env::temp_dir().join(format!("inarow-load-perf-{pid}.csv"));
+        let child = Command::new("perf")
+            .args(["stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "-p"])
+            .arg(pid.to_string())
+            .arg("-o")
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("--syscalls needs `perf` on the PATH")?;
+        // perf attaches asynchronously; give it a moment before the window opens.
+        std::thread::sleep(Duration::from_millis(200));
+        Ok(SyscallCount { child, out })
+    }
+
+    /// Stops counting (SIGINT, which makes perf print) and reads the count.
+    fn stop(mut self) -> anyhow::Result<u64> {
+        Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()?;
+        self.child.wait()?;
+        let text = std::fs::read_to_string(&self.out)?;
+        let _ = std::fs::remove_file(&self.out);
+        text.lines()
+            .find(|l| l.contains("raw_syscalls:sys_enter"))
+            .and_then(|l| l.split(',').next()?.trim().parse().ok())
+            .with_context(|| format!("no syscall count in perf's output: {text:?}"))
+    }
+}
+
 /// Runs every player for a second of warm-up and then `phase`, measured; returns their
-/// tallies (in order; a player that failed gives an empty one) and the server's CPU time
+/// tallies (in order; a player that failed gives an empty one) and what the server used
 /// over the measured window.
 async fn run_players(
     players: Vec<Player>,
     cpu: Cpu,
     phase: Duration,
-) -> anyhow::Result<(Vec<Tally>, Duration)> {
+    counting: Counting,
+) -> anyhow::Result<(Vec<Tally>, Window)> {
+    let perf = if counting.syscalls {
+        Some(SyscallCount::start(cpu.pid)?)
+    } else {
+        None
+    };
     let start = Instant::now() + Duration::from_secs(1);
     let end = start + phase;
     let tasks: Vec<_> = players
         .into_iter()
         .map(|p| tokio::spawn(p.play(start, end)))
         .collect();
+    // perf counts from the warm-up on (it takes a moment to attach): its count is scaled
+    // to the window by the window's share of the server's CPU time while it counted.
+    let cpu0 = cpu.read()?;
     tokio::time::sleep_until(start).await;
     let before = cpu.read()?;
+    let switches_before = cpu.switches();
     tokio::time::sleep_until(end).await;
     let used = cpu.read()? - before;
+    let switches = cpu.switches() - switches_before;
+    let cpu1 = cpu.read()?;
+    let syscalls = match perf {
+        Some(perf) => {
+            let all = perf.stop()? as f64;
+            let share = used.as_secs_f64() / (cpu1 - cpu0).as_secs_f64().max(1e-9);
+            Some((all * share) as u64)
+        }
+        None => None,
+    };
     let mut tallies = Vec::new();
     for task in tasks {
         tallies.push(match task.await {
@@ -584,7 +750,12 @@ async fn run_players(
             }
         });
     }
-    Ok((tallies, used))
+    let window = Window {
+        cpu: used,
+        switches,
+        syscalls,
+    };
+    Ok((tallies, window))
 }
 
 fn percentile(samples: &mut [Duration], p: f64) -> Duration {
@@ -600,45 +771,173 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-/// Human games as fast as the server answers: throughput, bytes, CPU and round trips.
-async fn humans(server: &Server, phase: Duration) -> anyhow::Result<()> {
+/// One row of the human games' table.
+#[derive(Clone, Copy)]
+struct Row {
+    games: u64,
+    kind: Kind,
+    protocol: u32,
+}
+
+impl Row {
+    /// The rows played unless `--row` picks some.
+    const ALL: [Row; 6] = [
+        Row::new(50, Kind::TicTacToe, 1),
+        Row::new(50, Kind::TicTacToe, 2),
+        Row::new(50, Kind::Gomoku, 1),
+        Row::new(50, Kind::Gomoku, 2),
+        Row::new(500, Kind::TicTacToe, 2),
+        Row::new(500, Kind::Gomoku, 2),
+    ];
+
+    const fn new(games: u64, kind: Kind, protocol: u32) -> Row {
+        Row {
+            games,
+            kind,
+            protocol,
+        }
+    }
+}
+
+impl std::str::FromStr for Row {
+    type Err = anyhow::Error;
+
+    /// `GAMES:RULES:PROTOCOL`, such as `50:tictactoe:2`.
+    fn from_str(text: &str) -> anyhow::Result<Row> {
+        let parts: Vec<&str> = text.split(':').collect();
+        let [games, rules, protocol] = parts[..] else {
+            return Err(anyhow!("a row is GAMES:RULES:PROTOCOL, not {text:?}"));
+        };
+        let kind = match rules {
+            "tictactoe" => Kind::TicTacToe,
+            "gomoku" => Kind::Gomoku,
+            _ => return Err(anyhow!("rules are tictactoe or gomoku, not {rules:?}")),
+        };
+        Ok(Row::new(games.parse()?, kind, protocol.parse()?))
+    }
+}
+
+/// How the human games are played.
+struct Plan<'a> {
+    phase: Duration,
+    rows: &'a [Row],
+    /// Runs of each row on each server.
+    repeat: usize,
+    counting: Counting,
+}
+
+/// One run of a row on one server.
+struct Measured {
+    cpu_us: f64,
+    switches: f64,
+    syscalls: Option<f64>,
+}
+
+/// Human games as fast as the server answers: throughput, bytes, CPU and round trips, on
+/// each of `servers` in turn (the order alternating from run to run).
+async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<()> {
+    let phase = plan.phase;
     println!();
     println!("## human games: one move event per player per move");
     println!();
     println!(
-        "| games | rules | protocol | moves/s | bytes/move | frames/move | all bytes/move | CPU µs/move | RTT p50 | RTT p99 |"
+        "| server | games | rules | protocol | moves/s | bytes/move | frames/move | all bytes/move | CPU µs/move | switches/move | syscalls/move | RTT p50 | RTT p99 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for (games, kind, protocol) in [
-        (50, Kind::TicTacToe, 1),
-        (50, Kind::TicTacToe, 2),
-        (50, Kind::Gomoku, 1),
-        (50, Kind::Gomoku, 2),
-        (500, Kind::TicTacToe, 2),
-        (500, Kind::Gomoku, 2),
-    ] {
-        let mut players = Vec::new();
-        for g in 0..games {
-            players.extend(human_pair(server.addr, kind, protocol, 2 * g).await?);
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut results: Vec<Vec<Vec<Measured>>> = plan
+        .rows
+        .iter()
+        .map(|_| servers.iter().map(|_| Vec::new()).collect())
+        .collect();
+    let mut seed = 0;
+    for (r, row) in plan.rows.iter().enumerate() {
+        for run in 0..plan.repeat {
+            for i in 0..servers.len() {
+                let s = if (r + run) % 2 == 0 {
+                    i
+                } else {
+                    servers.len() - 1 - i
+                };
+                let (name, server) = servers[s];
+                let mut players = Vec::new();
+                for g in 0..row.games {
+                    players.extend(
+                        human_pair(server.addr, row.kind, row.protocol, seed + 2 * g).await?,
+                    );
+                }
+                seed += 2 * row.games;
+                let (tallies, window) =
+                    run_players(players, server.cpu(), phase, plan.counting).await?;
+                let mut total = Tally::default();
+                tallies.into_iter().for_each(|t| total.add(t));
+                let moves = total.moves.max(1) as f64;
+                let measured = Measured {
+                    cpu_us: window.cpu.as_secs_f64() * 1e6 / moves,
+                    switches: window.switches as f64 / moves,
+                    syscalls: window.syscalls.map(|n| n as f64 / moves),
+                };
+                let recipients = 2.0 * moves;
+                let p50 = percentile(&mut total.round_trips, 0.5);
+                let p99 = percentile(&mut total.round_trips, 0.99);
+                println!(
+                    "| {name} | {} | {:?} | {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.1} | {:.2} | {} | {} | {} |",
+                    row.games,
+                    row.kind,
+                    row.protocol,
+                    moves / phase.as_secs_f64(),
+                    total.move_bytes as f64 / recipients,
+                    total.move_frames as f64 / recipients,
+                    total.bytes as f64 / recipients,
+                    measured.cpu_us,
+                    measured.switches,
+                    measured
+                        .syscalls
+                        .map_or("-".to_owned(), |n| format!("{n:.2}")),
+                    ms(p50),
+                    ms(p99),
+                );
+                results[r][s].push(measured);
+            }
         }
-        let (tallies, used) = run_players(players, server.cpu(), phase).await?;
-        let mut total = Tally::default();
-        tallies.into_iter().for_each(|t| total.add(t));
-        let moves = total.moves.max(1);
-        let cpu_us = used.as_secs_f64() * 1e6 / moves as f64;
-        let recipients = 2.0 * moves as f64;
-        let p50 = percentile(&mut total.round_trips, 0.5);
-        let p99 = percentile(&mut total.round_trips, 0.99);
+    }
+    if let [(base_name, _), (name, _)] = servers {
+        println!();
         println!(
-            "| {games} | {kind:?} | {protocol} | {:.0} | {:.0} | {:.2} | {:.0} | {:.1} | {} | {} |",
-            moves as f64 / phase.as_secs_f64(),
-            total.move_bytes as f64 / recipients,
-            total.move_frames as f64 / recipients,
-            total.bytes as f64 / recipients,
-            cpu_us,
-            ms(p50),
-            ms(p99),
+            "## medians over {} runs: {name} against {base_name}",
+            plan.repeat
         );
+        println!();
+        println!(
+            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | switches/move | syscalls/move |"
+        );
+        println!("|---|---|---|---|---|---|---|---|");
+        for (row, result) in plan.rows.iter().zip(&results) {
+            let median = |runs: &[Measured], f: &dyn Fn(&Measured) -> Option<f64>| {
+                let mut v: Vec<f64> = runs.iter().filter_map(f).collect();
+                v.sort_by(f64::total_cmp);
+                v.get(v.len() / 2).copied()
+            };
+            let pair = |f: &dyn Fn(&Measured) -> Option<f64>| {
+                let (a, b) = (median(&result[0], f), median(&result[1], f));
+                match (a, b) {
+                    (Some(a), Some(b)) => format!("{a:.2} → {b:.2}"),
+                    _ => "-".to_owned(),
+                }
+            };
+            let (base, new) = (
+                median(&result[0], &|m| Some(m.cpu_us)).unwrap_or(0.0),
+                median(&result[1], &|m| Some(m.cpu_us)).unwrap_or(0.0),
+            );
+            println!(
+                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {} | {} |",
+                row.games,
+                row.kind,
+                row.protocol,
+                new / base.max(1e-9),
+                pair(&|m| Some(m.switches)),
+                pair(&|m| m.syscalls),
+            );
+        }
     }
     Ok(())
 }
@@ -657,13 +956,15 @@ async fn ai(server: &Server, phase: Duration) -> anyhow::Result<()> {
     for kind in [Kind::TicTacToe, Kind::ConnectFour, Kind::Gomoku] {
         let players = vec![ai_room(server.addr, kind, 9_000).await?];
         let mut total = Tally::default();
-        let (tallies, _) = run_players(players, server.cpu(), phase).await?;
+        let (tallies, _) =
+            run_players(players, server.cpu(), phase, Counting { syscalls: false }).await?;
         tallies.into_iter().for_each(|t| total.add(t));
         print_ai("alone", kind, &mut total.ai_replies);
     }
     let mut humans_alone = Tally::default();
     let players = paced_humans(server.addr, 10_000).await?;
-    let (tallies, _) = run_players(players, server.cpu(), phase).await?;
+    let (tallies, _) =
+        run_players(players, server.cpu(), phase, Counting { syscalls: false }).await?;
     tallies.into_iter().for_each(|t| humans_alone.add(t));
 
     let mut players = paced_humans(server.addr, 20_000).await?;
@@ -678,7 +979,8 @@ async fn ai(server: &Server, phase: Duration) -> anyhow::Result<()> {
             kinds.push(Some(kind));
         }
     }
-    let (tallies, _) = run_players(players, server.cpu(), phase).await?;
+    let (tallies, _) =
+        run_players(players, server.cpu(), phase, Counting { syscalls: false }).await?;
     let mut by_kind: HashMap<Option<Kind>, Tally> = HashMap::new();
     for (kind, tally) in kinds.into_iter().zip(tallies) {
         by_kind.entry(kind).or_default().add(tally);
