@@ -88,7 +88,7 @@ struct Args {
     /// Minimum time before each move when both seats are AI, in ms.
     #[arg(long, env = "INAROW_AI_PACE_MS", default_value_t = 700)]
     ai_pace_ms: u64,
-    /// AI searches run at once [default: the number of cores].
+    /// AI searches run at once [default: one fewer than the cores, at least 1].
     #[arg(long, env = "INAROW_AI_THREADS")]
     ai_threads: Option<usize>,
     /// How long a dropped player's seats are held, in ms.

@@ -196,6 +196,11 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
             max_sessions_per_ip: 100_000,
             max_rooms_per_session: 100_000,
             ai_move_time: Duration::from_millis(AI_MOVE_MS),
+            // As the server's `--ai-threads` flag reads it: search slots to compare.
+            ai_threads: std::env::var("INAROW_AI_THREADS")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| inarow_server::Config::default().ai_threads),
             data: data.map_or(inarow_server::DataLocation::Memory, |path| {
                 inarow_server::DataLocation::parse(path)
             }),
