@@ -227,6 +227,19 @@ struct Builder {
 }
 
 impl Builder {
+    /// Whether the run's time is up (and so `stopped`); saves the book when a save is
+    /// due, so a long run loses little if it is killed.
+    fn out_of_time(&mut self) -> std::io::Result<bool> {
+        if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
+            self.stopped = true;
+        }
+        if !self.stopped && self.last_save.elapsed() >= self.save_every {
+            self.save()?;
+            self.last_save = Instant::now();
+        }
+        Ok(self.stopped)
+    }
+
     /// Proves that X, to move at `position`, wins, recording the book's entries on the
     /// way; the score floor, or `None` if X does not win (or time ran out: `stopped`).
     fn prove(&mut self, position: &mut Position) -> std::io::Result<Option<i32>> {
@@ -234,15 +247,8 @@ impl Builder {
         if let Some(&done) = self.walked.get(&key) {
             return Ok(done);
         }
-        if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
-            self.stopped = true;
-        }
-        if self.stopped {
+        if self.out_of_time()? {
             return Ok(None);
-        }
-        if self.last_save.elapsed() >= self.save_every {
-            self.save()?;
-            self.last_save = Instant::now();
         }
         let n = position.ply();
         let leaf = n + 2 >= self.plies;
@@ -250,7 +256,7 @@ impl Builder {
         let floor = if leaf {
             match known {
                 Some(win) => win.map(|(_, lo)| lo),
-                None => self.leaf(position)?,
+                None => self.leaf(position, 1)?,
             }
         } else {
             self.inner(position, known.flatten())?
@@ -261,12 +267,14 @@ impl Builder {
         Ok(floor)
     }
 
-    /// A leaf: the solver proves the win and names the move.
-    fn leaf(&mut self, position: &Position) -> std::io::Result<Option<i32>> {
+    /// A leaf whose mover is worth at least `s` (X's win, 1, or an O class): the solver
+    /// names a move that reaches it, recorded with its floor when a win, else with `s`,
+    /// the position's exact score (the caller proved it is worth no more).
+    fn leaf(&mut self, position: &Position, s: i32) -> std::io::Result<Option<i32>> {
         let started = Instant::now();
         let before = self.prover.nodes;
         let deadline = self.max_time.map(|t| self.start + t);
-        let Some(found) = self.prover.winning_move(position, u64::MAX, deadline) else {
+        let Some(found) = self.prover.move_reaching(position, s, u64::MAX, deadline) else {
             self.stopped = true;
             return Ok(None);
         };
@@ -275,16 +283,17 @@ impl Builder {
         stats.0 += 1;
         stats.1 += nodes;
         stats.2 += took;
-        match found {
-            Some((col, lo)) => {
-                self.record(position, col, lo, nodes, took)?;
-                Ok(Some(lo))
-            }
-            None => {
-                println!("ply {:>2} {:<14} no win", position.ply(), digits(position));
-                Ok(None)
-            }
-        }
+        let Some((col, lo)) = found else {
+            println!(
+                "ply {:>2} {:<14} no move keeps {s}",
+                position.ply(),
+                digits(position)
+            );
+            return Ok(None);
+        };
+        let reached = if s <= 0 { s } else { lo };
+        self.record(position, col, reached, nodes, took)?;
+        Ok(Some(reached))
     }
 
     /// An inner node: a move whose every reply is proven won.
@@ -300,7 +309,10 @@ impl Builder {
         } else if self.hint_nodes > 0 {
             // A bounded search proves the move, or at least leaves a likely one in
             // the table (the move that last raised the position's floor).
-            match self.prover.winning_move(position, self.hint_nodes, None) {
+            match self
+                .prover
+                .move_reaching(position, 1, self.hint_nodes, None)
+            {
                 Some(Some((col, _))) => candidates.push(col),
                 _ => candidates.extend(self.prover.remembered_move(position)),
             }
@@ -370,15 +382,8 @@ impl Builder {
             Some(&OProof::Below(c)) if need >= c => return Ok(None),
             _ => {}
         }
-        if self.max_time.is_some_and(|t| self.start.elapsed() >= t) {
-            self.stopped = true;
-        }
-        if self.stopped {
+        if self.out_of_time()? {
             return Ok(None);
-        }
-        if self.last_save.elapsed() >= self.save_every {
-            self.save()?;
-            self.last_save = Instant::now();
         }
         let leaf = position.ply() + 2 >= self.plies;
         let result = match book_move(&self.book, position) {
@@ -389,7 +394,7 @@ impl Builder {
             Some((col, s)) => self.inner_o(position, class(s), Some(col))?,
             None => match self.classify(position, need) {
                 None => None,
-                Some(c) if leaf => self.leaf_o(position, c)?,
+                Some(c) if leaf => self.leaf(position, c)?,
                 Some(c) => self.inner_o(position, c, None)?,
             },
         };
@@ -449,28 +454,6 @@ impl Builder {
             .try_play(Move::Column(last))
             .expect("the move was just undone");
         wins
-    }
-
-    /// An O leaf worth class `c`: the solver names a move that reaches it.
-    fn leaf_o(&mut self, position: &Position, c: i32) -> std::io::Result<Option<i32>> {
-        let started = Instant::now();
-        let before = self.prover.nodes;
-        let deadline = self.max_time.map(|t| self.start + t);
-        let Some(found) = self.prover.move_reaching(position, c, u64::MAX, deadline) else {
-            self.stopped = true;
-            return Ok(None);
-        };
-        let (took, nodes) = (started.elapsed(), self.prover.nodes - before);
-        let stats = self.leaves.entry(position.ply()).or_default();
-        stats.0 += 1;
-        stats.1 += nodes;
-        stats.2 += took;
-        let Some((col, lo)) = found else {
-            return Ok(None);
-        };
-        let s = if c <= 0 { c } else { lo };
-        self.record(position, col, s, nodes, took)?;
-        Ok(Some(s))
     }
 
     /// An inner O position worth class `c`: a move whose every X reply keeps it.

@@ -118,18 +118,6 @@ impl Prover {
         })
     }
 
-    /// A move that wins for the mover of `position` (7×6, in progress) and the lowest
-    /// score it is proven to reach: `Some(Some((column, lo)))` for a win, `Some(None)`
-    /// when the mover does not win, `None` if a limit came first.
-    pub fn winning_move(
-        &mut self,
-        position: &Position,
-        node_limit: u64,
-        deadline: Option<Instant>,
-    ) -> Option<Option<(u8, i32)>> {
-        self.move_reaching(position, 1, node_limit, deadline)
-    }
-
     /// A move whose score for the mover of `position` (7×6, in progress) is at least
     /// `s`, and the lowest score it is proven to reach (at least `s`): `Some(Some((column,
     /// lo)))`, `Some(None)` when the position's score is below `s`, `None` if a limit
