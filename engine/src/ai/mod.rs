@@ -4,6 +4,21 @@
 //! table in `table`; this module turns a [`Position`] into a search, reads the result
 //! back as [`Value`]s and picks a move at the AI's [`Level`].
 
+/// Calls `run::<B>(...)` with the narrowest bitboard `B` that holds the position's board.
+macro_rules! dispatch {
+    ($position:expr, $run:ident($($arg:expr),*)) => {{
+        let rules = $position.rules();
+        let bits = rules.width() * (rules.height() + 1);
+        if bits <= u64::BITS {
+            $run::<u64>($($arg),*)
+        } else if bits <= u128::BITS {
+            $run::<u128>($($arg),*)
+        } else {
+            $run::<$crate::ai::bits::Wide>($($arg),*)
+        }
+    }};
+}
+
 mod attack;
 mod bits;
 mod geometry;
@@ -1052,15 +1067,7 @@ pub fn proven_win(
             .map(|(plies, bit)| (plies, move_at(&geo, bit)));
         (win, attack.nodes)
     }
-    let rules = position.rules();
-    let bits = rules.width() * (rules.height() + 1);
-    if bits <= u64::BITS {
-        run::<u64>(position, max_plies, table_bits, limits)
-    } else if bits <= u128::BITS {
-        run::<u128>(position, max_plies, table_bits, limits)
-    } else {
-        run::<Wide>(position, max_plies, table_bits, limits)
-    }
+    dispatch!(position, run(position, max_plies, table_bits, limits))
 }
 
 /// A proven win or loss of the player to move within `max_plies` plies, by the proof
@@ -1102,15 +1109,7 @@ pub fn proven_value(
         });
         (value, attack.nodes)
     }
-    let rules = position.rules();
-    let bits = rules.width() * (rules.height() + 1);
-    if bits <= u64::BITS {
-        run::<u64>(position, max_plies, table_bits, limits)
-    } else if bits <= u128::BITS {
-        run::<u128>(position, max_plies, table_bits, limits)
-    } else {
-        run::<Wide>(position, max_plies, table_bits, limits)
-    }
+    dispatch!(position, run(position, max_plies, table_bits, limits))
 }
 
 /// Whether the player to move is proven not to win within `plies` plies (every move of
@@ -1151,15 +1150,7 @@ pub fn refuted_win(
             attack.nodes,
         )
     }
-    let rules = position.rules();
-    let bits = rules.width() * (rules.height() + 1);
-    if bits <= u64::BITS {
-        run::<u64>(position, plies, table_bits, limits)
-    } else if bits <= u128::BITS {
-        run::<u128>(position, plies, table_bits, limits)
-    } else {
-        run::<Wide>(position, plies, table_bits, limits)
-    }
+    dispatch!(position, run(position, plies, table_bits, limits))
 }
 
 /// Replays the proof of [`proven_win`] from `position` against every defender reply,
@@ -1193,15 +1184,7 @@ pub fn replay_proven_win(
                 .map(|()| count),
         )
     }
-    let rules = position.rules();
-    let bits = rules.width() * (rules.height() + 1);
-    if bits <= u64::BITS {
-        run::<u64>(position, max_plies, table_bits)
-    } else if bits <= u128::BITS {
-        run::<u128>(position, max_plies, table_bits)
-    } else {
-        run::<Wide>(position, max_plies, table_bits)
-    }
+    dispatch!(position, run(position, max_plies, table_bits))
 }
 
 /// The cell of a bit as a move.

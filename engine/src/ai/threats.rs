@@ -26,26 +26,10 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use super::bits::Bits;
-use super::bits::Wide;
 use super::geometry::Geometry;
 use super::{Limits, board_of};
 use crate::position::Position;
 use crate::rules::{Cell, Move};
-
-/// Calls `run::<B>(...)` with the narrowest bitboard `B` that holds the position's board.
-macro_rules! dispatch {
-    ($position:expr, $run:ident($($arg:expr),*)) => {{
-        let rules = $position.rules();
-        let bits = rules.width() * (rules.height() + 1);
-        if bits <= u64::BITS {
-            $run::<u64>($($arg),*)
-        } else if bits <= u128::BITS {
-            $run::<u128>($($arg),*)
-        } else {
-            $run::<Wide>($($arg),*)
-        }
-    }};
-}
 
 use super::search::{Board, Search, WIN, mate};
 
