@@ -3,7 +3,9 @@
 //! code (`bad_request`, or `invalid_rules` for a `create_room`) and echoes the id only
 //! when the id is one the document accepts.
 
-use inarow_protocol::{ErrorCode, MAX_ID_CHARS, RequestId, decode_client};
+use inarow_protocol::{
+    ClientFrame, ClientMessage, ErrorCode, MAX_ID_CHARS, RequestId, decode_client,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -70,6 +72,43 @@ fn message() -> impl Strategy<Value = Value> {
         })
 }
 
+/// A `play` frame, well formed or nearly: plausible or random values under its fields, an
+/// id of any kind, sometimes an unknown field, sometimes a `type` spelled with an escape.
+fn play_frame() -> impl Strategy<Value = String> {
+    let field = |plausible: BoxedStrategy<Value>| prop_oneof![4 => plausible, 1 => value()];
+    (
+        field("[a-z0-9]{1,6}".prop_map(Value::String).boxed()),
+        field((0u64..300).prop_map(|n| json!(n)).boxed()),
+        field(
+            "[a-o][0-9]{1,2}|[a-g]|\\u0062\\u0032"
+                .prop_map(Value::String)
+                .boxed(),
+        ),
+        prop::option::of(field(any::<u64>().prop_map(|n| json!(n)).boxed())),
+        prop::option::of((text(), value())),
+        prop::bool::weighted(0.1),
+    )
+        .prop_map(|(room, ply, mv, id, extra, escaped)| {
+            let mut object = Map::new();
+            object.insert("room".to_owned(), room);
+            object.insert("ply".to_owned(), ply);
+            object.insert("move".to_owned(), mv);
+            if let Some(id) = id {
+                object.insert("id".to_owned(), id);
+            }
+            if let Some((key, value)) = extra {
+                object.insert(key, value);
+            }
+            object.insert("type".to_owned(), json!("play"));
+            let text = Value::Object(object).to_string();
+            if escaped {
+                text.replacen("\"play\"", "\"pl\\u0061y\"", 1)
+            } else {
+                text
+            }
+        })
+}
+
 /// The id the document says is echoed, if `text` is an object with one.
 fn acceptable_id(text: &str) -> Option<RequestId> {
     let value: Value = serde_json::from_str(text).ok()?;
@@ -119,6 +158,21 @@ proptest! {
     #[test]
     fn random_json_decodes_or_is_refused_with_a_documented_code(value in value()) {
         check(&value.to_string())?;
+    }
+
+    /// `decode_client` reads `play` on a fast path of its own: whatever it reads, the
+    /// general reading of a frame reads the same, and the other way round.
+    #[test]
+    fn play_frames_read_as_the_general_path_reads_them(text in play_frame()) {
+        check(&text)?;
+        let general = serde_json::from_str::<ClientFrame>(&text)
+            .ok()
+            .filter(|f| matches!(f.message, ClientMessage::Play { .. }))
+            .filter(|f| acceptable_id(&text) == f.id);
+        let fast = decode_client(&text)
+            .ok()
+            .filter(|f| matches!(f.message, ClientMessage::Play { .. }));
+        prop_assert_eq!(fast, general, "{}", text);
     }
 
     #[test]

@@ -52,7 +52,7 @@ mod store;
 mod text;
 mod tls;
 
-pub use config::Config;
+pub use config::{Config, default_worker_threads};
 pub use store::{DataLocation, Store, StoreError};
 pub use tls::{TlsError, TlsIdentity};
 

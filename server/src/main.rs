@@ -91,6 +91,10 @@ struct Args {
     /// AI searches run at once [default: one fewer than the cores, at least 1].
     #[arg(long, env = "INAROW_AI_THREADS")]
     ai_threads: Option<usize>,
+    /// Worker threads for connections and rooms [default: the cores the AI threads
+    /// leave, at least 1].
+    #[arg(long, env = "INAROW_THREADS")]
+    threads: Option<usize>,
     /// How long a dropped player's seats are held, in ms.
     #[arg(long, env = "INAROW_RECONNECT_GRACE_MS", default_value_t = 60_000)]
     reconnect_grace_ms: u64,
@@ -208,7 +212,13 @@ fn main() -> anyhow::Result<()> {
         .with_env_filter(filter)
         .with_ansi(std::io::stdout().is_terminal())
         .init();
+    let ai_threads = args.ai_threads.unwrap_or(Config::default().ai_threads);
+    let threads = args
+        .threads
+        .unwrap_or_else(|| inarow_server::default_worker_threads(ai_threads))
+        .max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;

@@ -147,6 +147,24 @@ async fn memory_reads_see_what_was_written() {
     assert_eq!(store.stats().committed.load(Ordering::Relaxed), 3);
 }
 
+#[tokio::test]
+async fn writes_queued_together_share_a_transaction() {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    // Queued back to back, as rooms ending games under load queue them: the writer lets
+    // them gather after the first instead of committing each on its own.
+    for id in 1..=100 {
+        store.write(Write::Game(Box::new(game(id, "ann", "bob", drawn()))));
+    }
+    store.flush().await.unwrap();
+    let stats = store.stats();
+    assert_eq!(stats.committed.load(Ordering::Relaxed), 100);
+    let transactions = stats.transactions.load(Ordering::Relaxed);
+    assert!(
+        transactions <= 10,
+        "100 writes took {transactions} transactions"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_locked_database_is_retried_until_the_write_lands() {
     let dir = tempfile::tempdir().unwrap();

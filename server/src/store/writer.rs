@@ -22,6 +22,12 @@ use super::live::LiveWrite;
 /// The most writes committed in one transaction; more wait for the next one, so a long
 /// queue does not become one huge transaction.
 const MAX_BATCH: usize = 512;
+/// How long the writer lets writes gather after the first of a batch arrives. It sleeps
+/// rather than waits on the queue, so the rooms' sends in that time wake nobody: under
+/// load a commit carries dozens of games instead of one or two, and the thread, its
+/// `BEGIN`/`COMMIT` and the journal's copies of the same pages run that much less often.
+/// A game is on disk 10 ms later than it could be, which nobody can see.
+const GATHER: Duration = Duration::from_millis(10);
 /// The first pause after a failed commit; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 /// The longest pause between two attempts at a failing commit.
@@ -74,6 +80,8 @@ pub(crate) struct WriterStats {
     pub(crate) settled: AtomicU64,
     /// Writes committed.
     pub(crate) committed: AtomicU64,
+    /// Transactions committed (a batch of writes each, when all goes well).
+    pub(crate) transactions: AtomicU64,
     /// Failed commit attempts that were retried.
     pub(crate) retries: AtomicU64,
     /// Writes given up: refused by SQLite, or not queued because the queue was full.
@@ -90,6 +98,10 @@ pub(super) fn run(
     let mut batch = Vec::new();
     let mut flushes = Vec::new();
     while let Ok(first) = commands.recv() {
+        // A flush alone is answered at once; writes wait for company.
+        if matches!(first, Command::Write(_)) {
+            std::thread::sleep(GATHER);
+        }
         let mut next = Some(first);
         while let Some(command) = next.take() {
             match command {
@@ -120,6 +132,7 @@ fn commit(conn: &Mutex<Connection>, batch: &[Write], stats: &WriterStats) {
     loop {
         let error = match try_commit(conn, batch) {
             Ok(()) => {
+                stats.transactions.fetch_add(1, Ordering::Relaxed);
                 stats
                     .committed
                     .fetch_add(batch.len() as u64, Ordering::Relaxed);

@@ -178,7 +178,16 @@ fn main() -> anyhow::Result<()> {
 /// clients play as fast as they can, far above a person's message rate), until stdin
 /// closes. Its games and live rooms are kept in `data` (a SQLite file), else in memory.
 fn serve(data: Option<&str>) -> anyhow::Result<()> {
+    // As `inarow-server` reads them: `INAROW_AI_THREADS` search slots, and
+    // `INAROW_THREADS` workers (by default the cores the search slots leave).
+    let env = |name: &str| std::env::var(name).ok().and_then(|n| n.parse().ok());
+    let ai_threads =
+        env("INAROW_AI_THREADS").unwrap_or(inarow_server::Config::default().ai_threads);
+    let threads = env("INAROW_THREADS")
+        .unwrap_or_else(|| inarow_server::default_worker_threads(ai_threads))
+        .max(1);
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()?;
     runtime.block_on(async {
@@ -196,11 +205,7 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
             max_sessions_per_ip: 100_000,
             max_rooms_per_session: 100_000,
             ai_move_time: Duration::from_millis(AI_MOVE_MS),
-            // As the server's `--ai-threads` flag reads it: search slots to compare.
-            ai_threads: std::env::var("INAROW_AI_THREADS")
-                .ok()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or_else(|| inarow_server::Config::default().ai_threads),
+            ai_threads,
             data: data.map_or(inarow_server::DataLocation::Memory, |path| {
                 inarow_server::DataLocation::parse(path)
             }),
