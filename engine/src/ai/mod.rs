@@ -1033,6 +1033,35 @@ fn value_of(score: i32, exact: bool, cells: u32, n: u32) -> Value {
     }
 }
 
+/// Runs `query` on a fresh proof search of `position` (big open boards; `refuting` for
+/// the defender's side) within `limits`, with a table of `2^table_bits` entries: its
+/// answer and the nodes searched, or `None` with gravity or once the game is over.
+fn attack_on<B: Layout, R>(
+    position: &Position,
+    table_bits: u32,
+    limits: &Limits,
+    refuting: bool,
+    query: impl FnOnce(&mut Attack<'_, B>, &Board<B>, &Geometry<B>) -> R,
+) -> Option<(R, u64)> {
+    let geo = Geometry::<B>::new(position.rules());
+    if geo.gravity || position.is_over() {
+        return None;
+    }
+    let board = board_of(&geo, position);
+    let mut attack = Attack::new(
+        &geo,
+        table_bits,
+        limits.nodes.unwrap_or(u64::MAX),
+        limits.deadline(Instant::now()),
+        limits.cancel.as_deref(),
+    );
+    if refuting {
+        attack = attack.refuting();
+    }
+    let answer = query(&mut attack, &board, &geo);
+    Some((answer, attack.nodes))
+}
+
 /// A proven win of the player to move within `max_plies` plies, by the attacker's proof
 /// search of `attack` (big open boards), with a table of `2^table_bits` entries:
 /// `(plies, first move, nodes)`; plies an upper bound. For tests and benchmarks.
@@ -1049,23 +1078,12 @@ pub fn proven_win(
         table_bits: u32,
         limits: &Limits,
     ) -> (Option<(u32, Move)>, u64) {
-        let geo = Geometry::<B>::new(position.rules());
-        if geo.gravity || position.is_over() {
-            return (None, 0);
-        }
-        let board = board_of(&geo, position);
-        let start = Instant::now();
-        let mut attack = Attack::new(
-            &geo,
-            table_bits,
-            limits.nodes.unwrap_or(u64::MAX),
-            limits.deadline(start),
-            limits.cancel.as_deref(),
-        );
-        let win = attack
-            .win(&board, max_plies)
-            .map(|(plies, bit)| (plies, move_at(&geo, bit)));
-        (win, attack.nodes)
+        attack_on::<B, _>(position, table_bits, limits, false, |attack, board, geo| {
+            attack
+                .win(board, max_plies)
+                .map(|(plies, bit)| (plies, move_at(geo, bit)))
+        })
+        .unwrap_or((None, 0))
     }
     dispatch!(position, run(position, max_plies, table_bits, limits))
 }
@@ -1087,27 +1105,16 @@ pub fn proven_value(
         table_bits: u32,
         limits: &Limits,
     ) -> (Option<Value>, u64) {
-        let geo = Geometry::<B>::new(position.rules());
-        if geo.gravity || position.is_over() {
-            return (None, 0);
-        }
-        let board = board_of(&geo, position);
-        let start = Instant::now();
-        let mut attack = Attack::new(
-            &geo,
-            table_bits,
-            limits.nodes.unwrap_or(u64::MAX),
-            limits.deadline(start),
-            limits.cancel.as_deref(),
-        );
-        let value = attack.outcome(&board, max_plies).map(|(won, plies)| {
-            if won {
-                Value::Win(plies)
-            } else {
-                Value::Loss(plies)
-            }
-        });
-        (value, attack.nodes)
+        attack_on::<B, _>(position, table_bits, limits, false, |attack, board, _| {
+            attack.outcome(board, max_plies).map(|(won, plies)| {
+                if won {
+                    Value::Win(plies)
+                } else {
+                    Value::Loss(plies)
+                }
+            })
+        })
+        .unwrap_or((None, 0))
     }
     dispatch!(position, run(position, max_plies, table_bits, limits))
 }
@@ -1130,25 +1137,11 @@ pub fn refuted_win(
         table_bits: u32,
         limits: &Limits,
     ) -> (Option<bool>, u64) {
-        let geo = Geometry::<B>::new(position.rules());
-        if geo.gravity || position.is_over() {
-            return (None, 0);
-        }
-        let board = board_of(&geo, position);
-        let start = Instant::now();
-        let mut attack = Attack::new(
-            &geo,
-            table_bits,
-            limits.nodes.unwrap_or(u64::MAX),
-            limits.deadline(start),
-            limits.cancel.as_deref(),
-        )
-        .refuting();
-        let refuted = attack.refute(&board, plies);
-        (
-            (refuted || !attack.stopped).then_some(refuted),
-            attack.nodes,
-        )
+        attack_on::<B, _>(position, table_bits, limits, true, |attack, board, _| {
+            let refuted = attack.refute(board, plies);
+            (refuted || !attack.stopped).then_some(refuted)
+        })
+        .unwrap_or((None, 0))
     }
     dispatch!(position, run(position, plies, table_bits, limits))
 }
@@ -1169,20 +1162,22 @@ pub fn replay_proven_win(
         max_plies: u32,
         table_bits: u32,
     ) -> Option<Result<u64, Box<Position>>> {
-        let geo = Geometry::<B>::new(position.rules());
-        if geo.gravity || position.is_over() {
-            return None;
-        }
-        let board = board_of(&geo, position);
-        let mut attack = Attack::new(&geo, table_bits, u64::MAX, None, None);
-        let (plies, _) = attack.win(&board, max_plies)?;
-        let mut count = 0;
-        let mut seen = std::collections::HashMap::new();
-        let mut walk = position.clone();
-        Some(
-            attack::replay(&mut attack, &mut walk, &board, plies, &mut seen, &mut count)
-                .map(|()| count),
-        )
+        // No limit: a replay needs the whole proof.
+        let limits = Limits {
+            nodes: Some(u64::MAX),
+            ..Limits::default()
+        };
+        attack_on::<B, _>(position, table_bits, &limits, false, |attack, board, _| {
+            let (plies, _) = attack.win(board, max_plies)?;
+            let mut count = 0;
+            let mut seen = std::collections::HashMap::new();
+            let mut walk = position.clone();
+            Some(
+                attack::replay(attack, &mut walk, board, plies, &mut seen, &mut count)
+                    .map(|()| count),
+            )
+        })?
+        .0
     }
     dispatch!(position, run(position, max_plies, table_bits))
 }
