@@ -351,6 +351,16 @@ impl Builder {
     /// The lowest score floor over every O reply at `position` (O to move), `None` if
     /// one of them is not a win for X.
     fn replies(&mut self, position: &mut Position) -> std::io::Result<Option<i32>> {
+        self.lowest_over_moves(position, |this, after| this.prove(after))
+    }
+
+    /// The lowest of `prove`'s answers over every move at `position`, `None` as soon
+    /// as one of them is `None` or a move ends the game.
+    fn lowest_over_moves(
+        &mut self,
+        position: &mut Position,
+        mut prove: impl FnMut(&mut Self, &mut Position) -> std::io::Result<Option<i32>>,
+    ) -> std::io::Result<Option<i32>> {
         let mut floor = i32::MAX;
         for col in ORDER {
             if position.try_play(Move::Column(col)).is_err() {
@@ -359,7 +369,7 @@ impl Builder {
             let result = if position.is_over() {
                 None
             } else {
-                self.prove(position)?
+                prove(self, position)?
             };
             position.undo();
             match result {
@@ -514,23 +524,7 @@ impl Builder {
     /// position worth at least class `c`; `None` if one of them is worth less (or X
     /// wins at once).
     fn x_replies(&mut self, position: &mut Position, c: i32) -> std::io::Result<Option<i32>> {
-        let mut floor = i32::MAX;
-        for col in ORDER {
-            if position.try_play(Move::Column(col)).is_err() {
-                continue;
-            }
-            let result = if position.is_over() {
-                None
-            } else {
-                self.prove_o(position, c)?
-            };
-            position.undo();
-            match result {
-                Some(lo) => floor = floor.min(lo),
-                None => return Ok(None),
-            }
-        }
-        Ok(Some(floor))
+        self.lowest_over_moves(position, |this, after| this.prove_o(after, c))
     }
 
     /// Records `col` as the move of `position` with score `lo`: a win's floor when
