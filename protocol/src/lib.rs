@@ -1166,6 +1166,15 @@ pub fn encode<T: Serialize>(frame: &T) -> String {
     serde_json::to_string(frame).expect("protocol types always serialise")
 }
 
+/// As [`encode`], into a buffer of `capacity` bytes to begin with: a caller that knows
+/// about how long the text will be saves the buffer's regrowth (serde_json starts at 128
+/// bytes, and a `moved` event or a snapshot outgrows that one to three times).
+pub fn encode_with_capacity<T: Serialize>(frame: &T, capacity: usize) -> String {
+    let mut out = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut out, frame).expect("protocol types always serialise");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
