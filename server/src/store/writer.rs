@@ -22,12 +22,15 @@ use super::live::LiveWrite;
 /// The most writes committed in one transaction; more wait for the next one, so a long
 /// queue does not become one huge transaction.
 const MAX_BATCH: usize = 512;
-/// How long the writer lets writes gather after the first of a batch arrives. It sleeps
-/// rather than waits on the queue, so the rooms' sends in that time wake nobody: under
-/// load a commit carries dozens of games instead of one or two, and the thread, its
-/// `BEGIN`/`COMMIT` and the journal's copies of the same pages run that much less often.
-/// A game is on disk 10 ms later than it could be, which nobody can see.
+/// How long the writer lets writes gather when a batch would be short (fewer than
+/// [`GATHER_ENOUGH`], no flush waiting). It sleeps rather than waits on the queue, so the
+/// rooms' sends in that time wake nobody: under load a commit carries dozens of games
+/// instead of one or two, and the thread, its `BEGIN`/`COMMIT` and the journal's copies
+/// of the same pages run that much less often. A game is on disk 10 ms later than it
+/// could be, which nobody can see.
 const GATHER: Duration = Duration::from_millis(10);
+/// A batch this long is committed without gathering more: the queue was backed up.
+const GATHER_ENOUGH: usize = 64;
 /// The first pause after a failed commit; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(50);
 /// The longest pause between two attempts at a failing commit.
@@ -98,19 +101,26 @@ pub(super) fn run(
     let mut batch = Vec::new();
     let mut flushes = Vec::new();
     while let Ok(first) = commands.recv() {
-        // A flush alone is answered at once; writes wait for company.
-        if matches!(first, Command::Write(_)) {
-            std::thread::sleep(GATHER);
-        }
         let mut next = Some(first);
-        while let Some(command) = next.take() {
-            match command {
-                Command::Write(write) => batch.push(write),
-                Command::Flush(reply) => flushes.push(reply),
+        let mut gathered = false;
+        loop {
+            while let Some(command) = next.take() {
+                match command {
+                    Command::Write(write) => batch.push(write),
+                    Command::Flush(reply) => flushes.push(reply),
+                }
+                if batch.len() < MAX_BATCH {
+                    next = commands.try_recv().ok();
+                }
             }
-            if batch.len() < MAX_BATCH {
-                next = commands.try_recv().ok();
+            // The queue is empty. A few writes alone wait once for company; a long batch
+            // (the queue was backed up: no time to lose) or a flush waiting goes at once.
+            if gathered || batch.is_empty() || batch.len() >= GATHER_ENOUGH || !flushes.is_empty() {
+                break;
             }
+            gathered = true;
+            std::thread::sleep(GATHER);
+            next = commands.try_recv().ok();
         }
         if !batch.is_empty() {
             commit(&conn, &batch, &stats);
