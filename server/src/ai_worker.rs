@@ -313,17 +313,23 @@ fn run_at(niceness: Niceness) {
     #[cfg(target_os = "linux")]
     {
         use thread_priority::{
-            NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue, ThreadSchedulePolicy,
+            NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
             set_thread_priority_and_policy, thread_native_id,
         };
+        thread_local! {
+            /// The thread's nice value before its first search, which is the process's
+            /// (`nice -n 10 inarow-server` starts every thread at 10): probes go back
+            /// to it, not to 0.
+            static BASE: Option<i32> = own_nice();
+        }
+        let base = BASE.with(|base| *base);
         let (policy, priority) = match niceness {
-            // 48 of the crate's 0..=99 scale is nice 0, the default.
-            Niceness::Normal => match ThreadPriorityValue::try_from(48u8) {
-                Ok(value) => (
+            Niceness::Normal => match base.and_then(crossplatform_for) {
+                Some(value) => (
                     NormalThreadSchedulePolicy::Other,
                     ThreadPriority::Crossplatform(value),
                 ),
-                Err(_) => return,
+                None => return,
             },
             Niceness::Idle => (NormalThreadSchedulePolicy::Idle, ThreadPriority::Min),
         };
@@ -337,6 +343,29 @@ fn run_at(niceness: Niceness) {
             Err(e) => tracing::debug!(error = ?e, ?niceness, "AI thread priority unchanged"),
         }
     }
+}
+
+/// The calling thread's nice value, from procfs.
+#[cfg(target_os = "linux")]
+fn own_nice() -> Option<i32> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // After the name (which may hold spaces) come the fields from the third on; nice is
+    // the nineteenth.
+    let fields = &stat[stat.rfind(')')? + 2..];
+    fields.split(' ').nth(16)?.parse().ok()
+}
+
+/// The `thread-priority` crate's 0..=99 value that it sets as nice `nice` under the
+/// normal policies: it maps the scale linearly onto nice 19 down to -20, rounding down
+/// (46 to 48 are 0). The tests set every value this gives and read the nice back.
+#[cfg(target_os = "linux")]
+fn crossplatform_for(nice: i32) -> Option<thread_priority::ThreadPriorityValue> {
+    (0..=99u8)
+        .find(|&p| {
+            let ratio = 1.0 - f32::from(p) / 99.0;
+            (39.0 * ratio) as i32 - 20 == nice
+        })
+        .and_then(|p| p.try_into().ok())
 }
 
 #[cfg(test)]
