@@ -91,10 +91,9 @@ pub struct Config {
 
 /// The runtime's worker threads (connections, rooms) by default: the cores the AI's
 /// search slots leave, at least one. One thread serves tens of thousands of moves a
-/// second, and fewer threads cost less CPU per move: with one worker instead of two on
-/// a 2-core machine, 50 tic-tac-toe games took 17% less server CPU per move (0.4 context
-/// switches a move instead of 1.2: no waking the other worker to steal), see the load
-/// benchmark in the README.
+/// second, and fewer threads cost less CPU per move: with two workers on two cores, a
+/// task woken from the other worker's side woke the sleeping worker to steal it, most of
+/// a context switch per move (see the load benchmark in the README).
 pub fn default_worker_threads(ai_threads: usize) -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
