@@ -21,7 +21,7 @@ use futures_util::{SinkExt, StreamExt};
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::sync::mpsc;
-use tokio::time::{Instant, MissedTickBehavior};
+use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
@@ -352,11 +352,12 @@ impl Connection {
         let (idle_timeout, ping_every) = (config.idle_timeout, config.ping_interval);
         let handshake_deadline = Instant::now() + config.handshake_timeout;
         let mut last_heard = Instant::now();
-        let mut ping = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-        ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut next_ping = Instant::now() + ping_every;
         // The deadline only ever moves later (hearing from the peer, or `hello` trading
         // the handshake deadline for the idle one): the timer stays armed at the first
-        // one and, when it fires, moves to the deadline as it is by then.
+        // one and, when it fires, moves to the deadline as it is by then. The same timer
+        // sends the pings (whichever of the two comes first): one timer polled on every
+        // wake-up rather than two.
         let deadline = |has_session: bool, last_heard: Instant| {
             let idle_deadline = last_heard + idle_timeout;
             if !has_session && handshake_deadline < idle_deadline {
@@ -365,7 +366,7 @@ impl Connection {
                 (idle_deadline, ByeReason::IdleTimeout)
             }
         };
-        let timer = tokio::time::sleep_until(deadline(false, last_heard).0);
+        let timer = tokio::time::sleep_until(deadline(false, last_heard).0.min(next_ping));
         tokio::pin!(timer);
         let kick = self.kick.clone();
         let kicked = kick.kicked();
@@ -374,19 +375,22 @@ impl Connection {
             let event = tokio::select! {
                 () = &mut kicked => return self.kicked(),
                 () = &mut timer => {
+                    let now = Instant::now();
                     let (at, late) = deadline(self.handler.has_session(), last_heard);
-                    if at > Instant::now() {
-                        timer.as_mut().reset(at);
-                        continue;
+                    if at <= now {
+                        let message = match late {
+                            ByeReason::HandshakeTimeout => "no hello arrived in time",
+                            _ => "nothing heard from you for too long",
+                        };
+                        return Ending::bye(late, message);
                     }
-                    let message = match late {
-                        ByeReason::HandshakeTimeout => "no hello arrived in time",
-                        _ => "nothing heard from you for too long",
-                    };
-                    return Ending::bye(late, message);
-                }
-                _ = ping.tick() => {
-                    let _ = self.peer.send_raw(Message::Ping(Bytes::new()));
+                    if next_ping <= now {
+                        let _ = self.peer.send_raw(Message::Ping(Bytes::new()));
+                        // After a late wake-up the next ping is a whole interval away, as
+                        // `MissedTickBehavior::Delay` had it.
+                        next_ping = now + ping_every;
+                    }
+                    timer.as_mut().reset(at.min(next_ping));
                     continue;
                 }
                 event = std::future::poll_fn(|cx| {
