@@ -280,24 +280,26 @@ pub struct Cell {
     pub row: u8,
 }
 
-impl fmt::Display for Cell {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Spelled out by hand: a snapshot names every legal move and cell, and `write!`'s
-        // machinery cost more than the rest of building it.
+impl Cell {
+    /// The cell in notation (`b2`), as `Display` writes it, built directly: a snapshot names
+    /// every move played and every legal move, and going through `fmt` for each cost more
+    /// than the rest of building it.
+    pub fn notation(self) -> String {
+        let mut text = String::with_capacity(4);
+        text.push(column_letter(self.col));
         let row = u32::from(self.row) + 1;
-        if self.col >= 26 {
-            return write!(f, "{}{row}", column_letter(self.col));
-        }
-        let mut text = [0u8; 4];
-        text[0] = b'a' + self.col;
-        let mut len = 1;
         for (place, shown) in [(100, row >= 100), (10, row >= 10), (1, true)] {
             if shown {
-                text[len] = b'0' + (row / place % 10) as u8;
-                len += 1;
+                text.push(char::from(b'0' + (row / place % 10) as u8));
             }
         }
-        f.write_str(std::str::from_utf8(&text[..len]).map_err(|_| fmt::Error)?)
+        text
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.notation())
     }
 }
 
@@ -310,12 +312,20 @@ pub enum Move {
     Column(u8),
 }
 
+impl Move {
+    /// The move in notation (`b2`, or `d` with gravity), as `Display` writes it, built
+    /// directly (see [`Cell::notation`]).
+    pub fn notation(self) -> String {
+        match self {
+            Move::Cell(cell) => cell.notation(),
+            Move::Column(col) => String::from(column_letter(col)),
+        }
+    }
+}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Move::Cell(cell) => cell.fmt(f),
-            Move::Column(col) => write!(f, "{}", column_letter(*col)),
-        }
+        f.write_str(&self.notation())
     }
 }
 

@@ -76,7 +76,7 @@ pub(crate) fn status(
     match position.status() {
         engine::GameStatus::Won { winner, line } => GameStatus::Won {
             winner: mark(winner),
-            line: line.iter().map(Cell::to_string).collect(),
+            line: line.iter().map(|cell| cell.notation()).collect(),
         },
         engine::GameStatus::Drawn => GameStatus::Drawn,
         engine::GameStatus::InProgress { to_move } if seats_filled => GameStatus::Playing {
@@ -124,7 +124,7 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
             .position
             .legal_moves()
             .iter()
-            .map(ToString::to_string)
+            .map(|mv| mv.notation())
             .collect()
     } else {
         Vec::new()
@@ -143,12 +143,12 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
             .position
             .history()
             .iter()
-            .map(ToString::to_string)
+            .map(|mv| mv.notation())
             .collect(),
         ply: u32::try_from(facts.position.ply()).unwrap_or(u32::MAX),
         legal_moves,
         status,
-        last_move: facts.position.last_cell().map(|c| c.to_string()),
+        last_move: facts.position.last_cell().map(Cell::notation),
         spectators: facts.spectators,
         last_game: facts.last_game,
     }
@@ -170,8 +170,8 @@ pub(crate) fn moved(
         seq,
         game,
         ply: u32::try_from(position.ply()).unwrap_or(u32::MAX),
-        mv: mv.to_string(),
-        cell: cell.to_string(),
+        mv: mv.notation(),
+        cell: cell.notation(),
         by: mark(position.get(cell)?),
         status,
     }))

@@ -78,7 +78,7 @@ impl Table {
         Some(SavedMove {
             game: self.game,
             ply: u32::try_from(ply).ok()?,
-            mv: mv.to_string(),
+            mv: mv.notation(),
             seq: self.seq,
             ms: self.clock.move_ms(ply).unwrap_or(0),
         })
@@ -100,7 +100,7 @@ impl Table {
             .map(|(ply, mv)| SavedMove {
                 game: self.game,
                 ply: u32::try_from(ply).unwrap_or(u32::MAX),
-                mv: mv.to_string(),
+                mv: mv.notation(),
                 seq: self.seq,
                 ms: self.clock.move_ms(ply).unwrap_or(0),
             })

@@ -73,8 +73,8 @@ impl Table {
             .zip(self.position.landed())
             .enumerate()
             .map(|(ply, (mv, cell))| PlayedMove {
-                mv: mv.to_string(),
-                cell: cell.to_string(),
+                mv: mv.notation(),
+                cell: cell.notation(),
                 by: if ply % 2 == 0 { Mark::X } else { Mark::O },
                 ms: self.clock.move_ms.get(ply).copied().unwrap_or(0),
             })
