@@ -1,10 +1,12 @@
 //! The decoder over random input: random bytes and random JSON values, including values
 //! shaped like client messages. It never panics, and every refusal carries a documented
 //! code (`bad_request`, or `invalid_rules` for a `create_room`) and echoes the id only
-//! when the id is one the document accepts.
+//! when the id is one the document accepts. The hand-written paths (reading `play`,
+//! writing `moved`) agree with serde's on random input.
 
 use inarow_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, MAX_ID_CHARS, RequestId, decode_client,
+    ClientFrame, ClientMessage, ErrorCode, GameStatus, MAX_ID_CHARS, Mark, MoveEvent, RequestId,
+    RoomId, ServerMessage, decode_client, encode, encode_message,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -178,5 +180,64 @@ proptest! {
     #[test]
     fn random_messages_decode_or_are_refused_with_a_documented_code(value in message()) {
         check(&value.to_string())?;
+    }
+}
+
+/// Any mark.
+fn mark() -> impl Strategy<Value = Mark> {
+    prop_oneof![Just(Mark::X), Just(Mark::O)]
+}
+
+/// Any game status.
+fn status() -> impl Strategy<Value = GameStatus> {
+    prop_oneof![
+        Just(GameStatus::Waiting),
+        mark().prop_map(|turn| GameStatus::Playing { turn }),
+        (mark(), prop::collection::vec(text(), 0..5))
+            .prop_map(|(winner, line)| GameStatus::Won { winner, line }),
+        Just(GameStatus::Drawn),
+        mark().prop_map(|winner| GameStatus::Resigned { winner }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2_000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// `encode_message` writes `moved` by hand: byte for byte what serde writes, whatever
+    /// the strings hold.
+    #[test]
+    fn moved_events_encode_as_serde_encodes_them(
+        room in prop_oneof!["[a-z0-9]{8}", text(), "\\PC{0,6}", Just("\"\\\u{1}\u{7f}".to_owned())],
+        seq in any::<u64>(),
+        game in any::<u32>(),
+        ply in any::<u32>(),
+        mv in prop_oneof!["[a-o][0-9]{1,2}", text()],
+        cell in prop_oneof!["[a-o][0-9]{1,2}", text()],
+        by in mark(),
+        status in status(),
+        capacity in 0usize..400,
+    ) {
+        let message = ServerMessage::Moved(MoveEvent {
+            room: RoomId(room),
+            seq,
+            game,
+            ply,
+            mv,
+            cell,
+            by,
+            status,
+        });
+        prop_assert_eq!(encode_message(&message, capacity), encode(&message));
+    }
+
+    /// Every other message goes through serde.
+    #[test]
+    fn other_messages_encode_as_serde_encodes_them(room in text(), capacity in 0usize..400) {
+        let message = ServerMessage::Left { room: RoomId(room) };
+        prop_assert_eq!(encode_message(&message, capacity), encode(&message));
     }
 }

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use inarow_protocol::{RequestId, ServerMessage, SessionId, encode, encode_with_capacity};
+use inarow_protocol::{RequestId, ServerMessage, SessionId, encode, encode_message};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use super::Member;
@@ -35,7 +35,7 @@ impl Encoded {
     fn new(message: ServerMessage, requester: &Requester) -> Encoded {
         // The message alone: the same bytes as a frame without an id (the protocol's
         // golden tests check it), without the frame's flattening, which cost more.
-        let common = encode_with_capacity(&message, expected_len(&message));
+        let common = encode_message(&message, expected_len(&message));
         let own = match requester {
             Some((session, Some(id))) => Some((*session, Utf8Bytes::from(with_id(&common, id)))),
             _ => None,
