@@ -143,6 +143,23 @@ fn check(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Any mark.
+fn mark() -> impl Strategy<Value = Mark> {
+    prop_oneof![Just(Mark::X), Just(Mark::O)]
+}
+
+/// Any game status.
+fn status() -> impl Strategy<Value = GameStatus> {
+    prop_oneof![
+        Just(GameStatus::Waiting),
+        mark().prop_map(|turn| GameStatus::Playing { turn }),
+        (mark(), prop::collection::vec(text(), 0..5))
+            .prop_map(|(winner, line)| GameStatus::Won { winner, line }),
+        Just(GameStatus::Drawn),
+        mark().prop_map(|winner| GameStatus::Resigned { winner }),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: 2_000,
@@ -181,31 +198,6 @@ proptest! {
     fn random_messages_decode_or_are_refused_with_a_documented_code(value in message()) {
         check(&value.to_string())?;
     }
-}
-
-/// Any mark.
-fn mark() -> impl Strategy<Value = Mark> {
-    prop_oneof![Just(Mark::X), Just(Mark::O)]
-}
-
-/// Any game status.
-fn status() -> impl Strategy<Value = GameStatus> {
-    prop_oneof![
-        Just(GameStatus::Waiting),
-        mark().prop_map(|turn| GameStatus::Playing { turn }),
-        (mark(), prop::collection::vec(text(), 0..5))
-            .prop_map(|(winner, line)| GameStatus::Won { winner, line }),
-        Just(GameStatus::Drawn),
-        mark().prop_map(|winner| GameStatus::Resigned { winner }),
-    ]
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 2_000,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
 
     /// `encode_message` writes `moved` by hand: byte for byte what serde writes, whatever
     /// the strings hold.
