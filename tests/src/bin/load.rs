@@ -125,8 +125,9 @@ fn main() -> anyhow::Result<()> {
         let fresh = Server::start(&exe, None)?;
         runtime.block_on(memory(&fresh))?;
     }
+    let (threads, ai_threads) = server_threads();
     println!(
-        "# inarow load benchmark (server pid {}, {phase:?} per phase, AI budget {AI_MOVE_MS} ms, games kept in {})",
+        "# inarow load benchmark (server pid {}, {threads} worker threads, {ai_threads} AI search slots, {phase:?} per phase, AI budget {AI_MOVE_MS} ms, games kept in {})",
         server.child.id(),
         data.as_deref().unwrap_or(":memory:")
     );
@@ -174,18 +175,24 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The child: an inarow server on a loopback port, with limits raised for load (the
-/// clients play as fast as they can, far above a person's message rate), until stdin
-/// closes. Its games and live rooms are kept in `data` (a SQLite file), else in memory.
-fn serve(data: Option<&str>) -> anyhow::Result<()> {
-    // As `inarow-server` reads them: `INAROW_AI_THREADS` search slots, and
-    // `INAROW_THREADS` workers (by default the cores the search slots leave).
+/// The server child's runtime workers and AI search slots, as `inarow-server` reads
+/// them: `INAROW_THREADS` (by default the cores the search slots leave) and
+/// `INAROW_AI_THREADS`.
+fn server_threads() -> (usize, usize) {
     let env = |name: &str| std::env::var(name).ok().and_then(|n| n.parse().ok());
     let ai_threads =
         env("INAROW_AI_THREADS").unwrap_or(inarow_server::Config::default().ai_threads);
     let threads = env("INAROW_THREADS")
         .unwrap_or_else(|| inarow_server::default_worker_threads(ai_threads))
         .max(1);
+    (threads, ai_threads)
+}
+
+/// The child: an inarow server on a loopback port, with limits raised for load (the
+/// clients play as fast as they can, far above a person's message rate), until stdin
+/// closes. Its games and live rooms are kept in `data` (a SQLite file), else in memory.
+fn serve(data: Option<&str>) -> anyhow::Result<()> {
+    let (threads, ai_threads) = server_threads();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .enable_all()
