@@ -279,18 +279,55 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
         s.started_at as i64,
         s.ended_at as i64,
     ])?;
-    let mut insert_move = tx.prepare_cached(
-        "INSERT INTO moves (game, ply, move, cell, by, ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?;
-    for (ply, played) in game.moves.iter().enumerate() {
-        insert_move.execute(params![
-            s.game.0 as i64,
-            ply as i64,
-            played.mv,
-            played.cell,
-            mark_text(played.by),
-            played.ms as i64,
-        ])?;
+    // Up to MOVE_ROWS moves a statement: a statement's own cost (starting the program,
+    // opening the table, halting, resetting) was as much as its row's, once per move.
+    for (chunk, moves) in game.moves.chunks(MOVE_ROWS).enumerate() {
+        let mut insert = tx.prepare_cached(insert_moves_sql(moves.len()))?;
+        for (i, played) in moves.iter().enumerate() {
+            let ply = (chunk * MOVE_ROWS + i) as i64;
+            let at = i * 6;
+            insert.raw_bind_parameter(at + 1, s.game.0 as i64)?;
+            insert.raw_bind_parameter(at + 2, ply)?;
+            insert.raw_bind_parameter(at + 3, played.mv.as_str())?;
+            insert.raw_bind_parameter(at + 4, played.cell.as_str())?;
+            insert.raw_bind_parameter(at + 5, mark_text(played.by))?;
+            insert.raw_bind_parameter(at + 6, played.ms as i64)?;
+        }
+        insert.raw_execute()?;
     }
     Ok(())
+}
+
+/// The most moves one `INSERT` writes.
+const MOVE_ROWS: usize = 16;
+
+/// `INSERT INTO moves` with `rows` rows of parameters (1 to [`MOVE_ROWS`]), each SQL text
+/// built once.
+fn insert_moves_sql(rows: usize) -> &'static str {
+    static SQL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let all = SQL.get_or_init(|| {
+        (1..=MOVE_ROWS)
+            .map(|n| {
+                let values: Vec<String> = (0..n)
+                    .map(|row| {
+                        let p = row * 6;
+                        format!(
+                            "(?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
+                            p + 1,
+                            p + 2,
+                            p + 3,
+                            p + 4,
+                            p + 5,
+                            p + 6
+                        )
+                    })
+                    .collect();
+                format!(
+                    "INSERT INTO moves (game, ply, move, cell, by, ms) VALUES {}",
+                    values.join(", ")
+                )
+            })
+            .collect()
+    });
+    &all[rows.clamp(1, MOVE_ROWS) - 1]
 }

@@ -337,3 +337,39 @@ async fn a_private_rooms_game_is_kept_without_its_room() {
     store.write(Write::Game(Box::new(private.clone())));
     assert_eq!(store.game(GameId(1)).await.unwrap(), Some(private));
 }
+
+#[tokio::test]
+async fn a_long_games_moves_read_back_in_order() {
+    // Moves are written up to 16 a statement: 0, 1, 16, 17, 32 and 40 moves cross none,
+    // one or two of those boundaries.
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    let mut kept = Vec::new();
+    for (id, plies) in [(1u64, 0usize), (2, 1), (3, 16), (4, 17), (5, 32), (6, 40)] {
+        let mut long = game(id, "ann", "bob", drawn());
+        long.summary.rules = Rules {
+            width: 15,
+            height: 15,
+            k: 5,
+            gravity: false,
+        };
+        long.moves = (0..plies)
+            .map(|i| {
+                let cell = format!("{}{}", char::from(b'a' + (i % 15) as u8), i / 15 + 1);
+                PlayedMove {
+                    mv: cell.clone(),
+                    cell,
+                    by: if i % 2 == 0 { Mark::X } else { Mark::O },
+                    ms: i as u64 * 7,
+                }
+            })
+            .collect();
+        long.summary.ply = plies as u32;
+        store.write(Write::Game(Box::new(long.clone())));
+        kept.push(long);
+    }
+    store.flush().await.unwrap();
+    for long in kept {
+        let read = store.game(long.summary.game).await.unwrap().unwrap();
+        assert_eq!(read, long, "{} moves", long.moves.len());
+    }
+}
