@@ -228,26 +228,11 @@ impl<B: Bits> Geometry<B> {
         let k = geo.k;
         let mut cells = B::zero();
         for (dir, &d) in geo.steps.iter().enumerate() {
-            let mut open = geo.window_starts(dir);
-            // A 5-bit counter per window start, bit-sliced: how many stones it holds.
-            let mut counter = [B::zero(); 5];
-            for i in 0..k {
-                open &= !others.shr(i * d);
-                let mut carry = stones.shr(i * d);
-                for slice in counter.iter_mut() {
-                    let next = *slice & carry;
-                    *slice ^= carry;
-                    carry = next;
-                }
-            }
+            let windows = geo.window_counts(dir, d, stones, others);
             let top = if at_least { k } else { count };
             let mut selected = B::zero();
             for c in count..=top {
-                let mut eq = open;
-                for (j, slice) in counter.iter().enumerate() {
-                    eq &= if c >> j & 1 == 1 { *slice } else { !*slice };
-                }
-                selected |= eq;
+                selected |= windows.holding(c);
             }
             if selected.is_zero() {
                 continue;
@@ -257,6 +242,24 @@ impl<B: Bits> Geometry<B> {
             }
         }
         cells & geo.board & !(stones | others)
+    }
+
+    /// The windows of k cells starting in direction `dir` (step `d`) that hold no stone of
+    /// `others`, with how many stones of `stones` each holds.
+    #[inline(always)]
+    fn window_counts(&self, dir: usize, d: u32, stones: B, others: B) -> WindowCounts<B> {
+        let mut open = self.window_starts(dir);
+        let mut counter = [B::zero(); 5];
+        for i in 0..self.k {
+            open &= !others.shr(i * d);
+            let mut carry = stones.shr(i * d);
+            for slice in counter.iter_mut() {
+                let next = *slice & carry;
+                *slice ^= carry;
+                carry = next;
+            }
+        }
+        WindowCounts { open, counter }
     }
 
     /// Empty cells within two rows and columns of a stone.
@@ -280,27 +283,10 @@ impl<B: Bits> Geometry<B> {
         let k = self.k;
         let mut total: i64 = 0;
         for (dir, &d) in self.steps.iter().enumerate() {
-            let starts = self.window_starts[dir];
             for (stones, others, sign) in [(me, opp, 1i64), (opp, me, -1i64)] {
-                // Window starts with no stone of the other player.
-                let mut open = starts;
-                // A 5-bit counter per window start, bit-sliced: how many stones it holds.
-                let mut counter = [B::zero(); 5];
-                for i in 0..k {
-                    open &= !others.shr(i * d);
-                    let mut carry = stones.shr(i * d);
-                    for slice in counter.iter_mut() {
-                        let next = *slice & carry;
-                        *slice ^= carry;
-                        carry = next;
-                    }
-                }
+                let windows = self.window_counts(dir, d, stones, others);
                 for c in 1..k {
-                    let mut eq = open;
-                    for (j, slice) in counter.iter().enumerate() {
-                        eq &= if c >> j & 1 == 1 { *slice } else { !*slice };
-                    }
-                    let n = eq.count();
+                    let n = windows.holding(c).count();
                     if n > 0 {
                         // Count back from k so the weights matter near a line for any k.
                         let from_top = (k - c) as usize;
@@ -315,6 +301,25 @@ impl<B: Bits> Geometry<B> {
             }
         }
         total.clamp(-900_000, 900_000) as i32
+    }
+}
+
+/// Window starts of one direction with no stone of the other player, and a 5-bit counter
+/// per start, bit-sliced: how many stones of the player the window holds.
+struct WindowCounts<B> {
+    open: B,
+    counter: [B; 5],
+}
+
+impl<B: Bits> WindowCounts<B> {
+    /// The open window starts holding exactly `c` stones.
+    #[inline(always)]
+    fn holding(&self, c: u32) -> B {
+        let mut eq = self.open;
+        for (j, slice) in self.counter.iter().enumerate() {
+            eq &= if c >> j & 1 == 1 { *slice } else { !*slice };
+        }
+        eq
     }
 }
 
