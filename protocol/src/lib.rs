@@ -1183,7 +1183,7 @@ pub fn encode_message(message: &ServerMessage, capacity: usize) -> String {
         (",\"ply\":", u64::from(event.ply)),
     ] {
         out.push_str(key);
-        push_number(&mut out, n);
+        out.push_str(itoa::Buffer::new().format(n));
     }
     out.push_str(",\"move\":");
     push_json_str(&mut out, &event.mv);
@@ -1224,23 +1224,6 @@ fn push_json_str(out: &mut String, text: &str) {
         out.push('"');
     } else {
         out.push_str(&encode(&text));
-    }
-}
-
-/// A whole number in decimal.
-fn push_number(out: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[start..] {
-        out.push(char::from(d));
     }
 }
 
