@@ -254,31 +254,31 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
         // kept as it came rather than lost.
         GameStatus::Waiting | GameStatus::Playing { .. } => ("unfinished", None, None),
     };
-    // Cached: parsing the SQL for every game cost more than the insert.
-    tx.prepare_cached(
+    super::execute(
+        tx,
         "INSERT INTO games (id, room, number, width, height, k, gravity, x_name, x_ai, \
          o_name, o_ai, result, winner, line, ply, started_at, ended_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
-    )?
-    .execute(params![
-        s.game.0 as i64,
-        s.room.as_ref().map(|r| r.0.as_str()),
-        s.number,
-        s.rules.width,
-        s.rules.height,
-        s.rules.k,
-        s.rules.gravity,
-        s.x.name,
-        s.x.ai.map(level_text),
-        s.o.name,
-        s.o.ai.map(level_text),
-        result,
-        winner,
-        line,
-        s.ply,
-        s.started_at as i64,
-        s.ended_at as i64,
-    ])?;
+        params![
+            s.game.0 as i64,
+            s.room.as_ref().map(|r| r.0.as_str()),
+            s.number,
+            s.rules.width,
+            s.rules.height,
+            s.rules.k,
+            s.rules.gravity,
+            s.x.name,
+            s.x.ai.map(level_text),
+            s.o.name,
+            s.o.ai.map(level_text),
+            result,
+            winner,
+            line,
+            s.ply,
+            s.started_at as i64,
+            s.ended_at as i64,
+        ],
+    )?;
     // Up to MOVE_ROWS moves a statement: a statement's own cost (starting the program,
     // opening the table, halting, resetting) was as much as its row's, once per move.
     for (chunk, moves) in game.moves.chunks(MOVE_ROWS).enumerate() {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use inarow_protocol::{RoomId, SessionId};
 use rusqlite::{Connection, Transaction, params};
 
-use super::StoreError;
+use super::{StoreError, execute};
 use crate::saved::{SavedChat, SavedMove, SavedRoom, SessionRecord, TableRecord};
 
 /// A write about a live room or session.
@@ -153,15 +153,6 @@ impl LiveWrite {
             }
         }
     }
-}
-
-/// Runs one statement of the writer's, prepared once per connection and kept.
-fn execute(
-    tx: &Transaction<'_>,
-    sql: &str,
-    params: impl rusqlite::Params,
-) -> rusqlite::Result<usize> {
-    tx.prepare_cached(sql)?.execute(params)
 }
 
 fn put_record(tx: &Transaction<'_>, record: &TableRecord) -> rusqlite::Result<()> {

@@ -35,8 +35,17 @@ pub(crate) use self::writer::Write;
 use self::writer::{Command, WriterStats};
 
 /// How many prepared statements the write connection keeps: every statement the writer
-/// runs (about fifteen), with room to spare.
-const STATEMENT_CACHE: usize = 32;
+/// runs (about fifteen, and the sixteen sizes of the moves' insert), with room to spare.
+const STATEMENT_CACHE: usize = 64;
+
+/// Runs one statement of the writer's, prepared once per connection and kept.
+fn execute(
+    tx: &rusqlite::Transaction<'_>,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<usize> {
+    tx.prepare_cached(sql)?.execute(params)
+}
 
 /// Writes waiting for the writer thread. Room actors must never wait, so a full queue
 /// drops the write (logged as an error and counted) rather than blocking or growing
