@@ -212,7 +212,7 @@ fn main() -> anyhow::Result<()> {
         .with_env_filter(filter)
         .with_ansi(std::io::stdout().is_terminal())
         .init();
-    let ai_threads = args.ai_threads.unwrap_or(Config::default().ai_threads);
+    let ai_threads = args.config().ai_threads;
     let threads = args
         .threads
         .unwrap_or_else(|| inarow_server::default_worker_threads(ai_threads))
