@@ -1,0 +1,121 @@
+//! A hand-written reader for the one client message of every move, `play`, in the shape
+//! clients send it: an object of `type`, `room`, `ply`, `move` and an optional numeric
+//! `id`, in any order, with plain strings and whole numbers. Anything else (an escape in a
+//! string, an unknown or repeated field, a string id, a number that is not a plain whole
+//! number) is not read here: [`play`] returns `None` and [`crate::decode_client`] reads
+//! the text through serde as before, so the answer never depends on which path read it
+//! (`tests/properties.rs` checks both agree on random frames). serde_json's derived
+//! reader spent most of a `play`'s decoding matching field names and checking each
+//! string for escapes a second time.
+
+use crate::{ClientFrame, ClientMessage, RequestId, RoomId};
+
+/// The `play` frame `text` holds, if it is in the plain shape above.
+pub(crate) fn play(text: &str) -> Option<ClientFrame> {
+    let mut r = Reader {
+        text,
+        bytes: text.as_bytes(),
+        at: 0,
+    };
+    let (mut kind, mut room, mut ply, mut mv, mut id) = (false, None, None, None, None);
+    r.skip_space();
+    r.expect(b'{')?;
+    loop {
+        r.skip_space();
+        let key = r.string()?;
+        r.skip_space();
+        r.expect(b':')?;
+        r.skip_space();
+        match key {
+            "type" if !kind => {
+                if r.string()? != "play" {
+                    return None;
+                }
+                kind = true;
+            }
+            "room" if room.is_none() => room = Some(r.string()?),
+            "move" if mv.is_none() => mv = Some(r.string()?),
+            "ply" if ply.is_none() => ply = Some(u32::try_from(r.whole()?).ok()?),
+            "id" if id.is_none() => id = Some(r.whole()?),
+            _ => return None,
+        }
+        r.skip_space();
+        match r.next()? {
+            b',' => continue,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    r.skip_space();
+    if !kind || r.at != r.bytes.len() {
+        return None;
+    }
+    Some(ClientFrame {
+        message: ClientMessage::Play {
+            room: RoomId(room?.to_owned()),
+            ply: ply?,
+            mv: mv?.to_owned(),
+        },
+        id: id.map(RequestId::Number),
+    })
+}
+
+/// A cursor over the text's bytes.
+struct Reader<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn next(&mut self) -> Option<u8> {
+        let b = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
+    }
+
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    /// A string without escapes or control characters (which JSON forbids raw).
+    fn string(&mut self) -> Option<&'a str> {
+        self.expect(b'"')?;
+        let rest = self.bytes.get(self.at..)?;
+        let len = rest
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        if rest[len] != b'"' {
+            return None;
+        }
+        // Both ends sit next to an ASCII quote, so they are character boundaries of the
+        // text and the slice needs no second check of its UTF-8.
+        let text = self.text.get(self.at..self.at + len)?;
+        self.at += len + 1;
+        Some(text)
+    }
+
+    /// A whole number as JSON writes one: `0`, or digits without a leading zero, at most
+    /// `u64::MAX`. A sign is not a digit; a fraction or exponent after the digits is not
+    /// the `,` or `}` the caller wants next, so neither reads.
+    fn whole(&mut self) -> Option<u64> {
+        let start = self.at;
+        let mut n: u64 = 0;
+        while let Some(&b) = self.bytes.get(self.at)
+            && b.is_ascii_digit()
+        {
+            n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+            self.at += 1;
+        }
+        let digits = self.at - start;
+        let leading_zero = digits > 1 && self.bytes[start] == b'0';
+        (digits > 0 && !leading_zero).then_some(n)
+    }
+}
