@@ -4,7 +4,7 @@
 //! Generic over the handle type so that it knows nothing of rooms: rooms publish into
 //! the directory, the directory never calls a room.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Mutex;
 
 use inarow_protocol::{RoomId, RoomSummary, SessionId};
@@ -63,8 +63,8 @@ impl<H: Clone> Lobby<H> {
             max_rooms,
             max_per_creator,
             inner: Mutex::new(Directory {
-                rooms: HashMap::new(),
-                created: HashMap::new(),
+                rooms: HashMap::default(),
+                created: HashMap::default(),
                 rng: StdRng::from_os_rng(),
             }),
         }

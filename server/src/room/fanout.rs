@@ -5,7 +5,7 @@
 //! Delivery never waits: each connection has a bounded queue that is filled with
 //! `try_send`, and a connection whose queue is full is reported so the room can drop it.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use inarow_protocol::{RequestId, ServerMessage, SessionId, encode, encode_message};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
@@ -71,7 +71,16 @@ fn expected_len(message: &ServerMessage) -> usize {
 /// `frame`, an encoded JSON object, with an `id` field added in front: the requester's
 /// copy without encoding the message a second time (a snapshot is the bulk of the work).
 fn with_id(frame: &str, id: &RequestId) -> String {
-    let id = encode(id);
+    // Clients number their requests: a number is written directly, not through serde.
+    let mut number = itoa::Buffer::new();
+    let encoded;
+    let id = match id {
+        RequestId::Number(n) => number.format(*n),
+        RequestId::Text(_) => {
+            encoded = encode(id);
+            encoded.as_str()
+        }
+    };
     let Some(rest) = frame.strip_prefix('{') else {
         // Every server frame encodes to an object; stay correct if that ever changes.
         return frame.to_owned();
@@ -79,7 +88,7 @@ fn with_id(frame: &str, id: &RequestId) -> String {
     // Pieces pushed into one allocation: `format!` cost twice as much, on every move.
     let mut text = String::with_capacity(frame.len() + id.len() + 7);
     text.push_str("{\"id\":");
-    text.push_str(&id);
+    text.push_str(id);
     if rest != "}" {
         text.push(',');
     }

@@ -14,7 +14,9 @@ mod record;
 mod tests;
 mod view;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
@@ -224,7 +226,7 @@ impl Table {
             over_reported: false,
             start_reported: false,
             seats,
-            members: HashMap::new(),
+            members: HashMap::default(),
             spectators: Vec::new(),
             pending_ai: None,
             pending_analysis: None,

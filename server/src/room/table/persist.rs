@@ -6,7 +6,9 @@
 //! gone, the game at the same ply, AI seats with fresh players that the actor sets
 //! thinking again.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::HashMap;
 
 use inarow_engine::{Position, Rules};
 use inarow_protocol::Mark;
@@ -151,7 +153,7 @@ impl Table {
                 .try_play(mv)
                 .map_err(|e| bad(format!("{:?}: {e}", saved.mv)))?;
         }
-        let mut members = HashMap::new();
+        let mut members = HashMap::default();
         let seats = record.seats.map(|seat| match seat {
             SavedSeat::Empty => Seat::Empty,
             SavedSeat::Human {
