@@ -1,11 +1,13 @@
 //! Finished games in the database: the row a room hands to the writer, and the queries
 //! `history` and `game` answer from.
 
+use std::fmt::Write as _;
+
 use inarow_protocol::{
     GameId, GameStatus, GameSummary, Level, Mark, OpponentTally, PlayedMove, PlayerRecord,
     PlayerRef, RoomId, Rules, Tally,
 };
-use rusqlite::types::Type;
+use rusqlite::types::{Type, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
 
 /// A game that has ended, as the room hands it to the store: what `history` lists of it,
@@ -219,31 +221,111 @@ pub(super) fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<Fin
     let Ok(key) = i64::try_from(id.0) else {
         return Ok(None);
     };
-    let Some(summary) = conn
-        .prepare(&format!(
-            "SELECT {SUMMARY_COLUMNS} FROM games WHERE id = ?1"
-        ))?
-        .query_row(params![key], summary)
-        .optional()?
-    else {
-        return Ok(None);
-    };
-    let moves = conn
-        .prepare("SELECT move, cell, by, ms FROM moves WHERE game = ?1 ORDER BY ply")?
-        .query_map(params![key], |row| {
-            let by: String = row.get(2)?;
-            Ok(PlayedMove {
-                mv: row.get(0)?,
-                cell: row.get(1)?,
-                by: mark_from(&by).ok_or_else(|| bad_column(2, "mark"))?,
-                ms: unsigned(row, 3)?,
-            })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(Some(FinishedGame { summary, moves }))
+    conn.prepare(&format!(
+        "SELECT {SUMMARY_COLUMNS}, moves FROM games WHERE id = ?1"
+    ))?
+    .query_row(params![key], |row| {
+        Ok(FinishedGame {
+            summary: summary(row)?,
+            moves: moves(row, MOVES_COLUMN)?,
+        })
+    })
+    .optional()
 }
 
-/// Inserts `game` and its moves.
+/// Where `game`'s query has the moves column: right after [`SUMMARY_COLUMNS`].
+const MOVES_COLUMN: usize = 17;
+
+/// A game's moves as [`moves_json`] wrote them.
+fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
+    let ValueRef::Text(text) = row.get_ref(column)? else {
+        return Err(bad_column(column, "moves"));
+    };
+    // `by` is read as text and checked by `mark_from`, as the other mark columns are,
+    // rather than through `Mark`'s wire format.
+    let stored: Vec<(String, String, String, u64)> = serde_json::from_slice(text)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(column, Type::Text, e.into()))?;
+    stored
+        .into_iter()
+        .map(|(mv, cell, by, ms)| {
+            Ok(PlayedMove {
+                mv,
+                cell,
+                by: mark_from(&by).ok_or_else(|| bad_column(column, "mark"))?,
+                ms,
+            })
+        })
+        .collect()
+}
+
+/// A game's moves as the text of its `moves` column: a JSON array with one
+/// `[move, cell, by, ms]` array per move, in order, written compactly so that it is
+/// exactly the text migration 3's `json_group_array(json_array(..))` made of the moves
+/// table. Built by hand into one string: this runs for every game that ends, and going
+/// through `serde_json::Value` would allocate for every move.
+pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
+    // Per move: brackets, quotes, commas and the mark (13 bytes) and a time of up to 7
+    // digits (under 2.8 hours); a longer one only grows the string.
+    let size = moves
+        .iter()
+        .map(|m| m.mv.len() + m.cell.len() + 20)
+        .sum::<usize>();
+    let mut out = String::with_capacity(2 + size);
+    out.push('[');
+    for (i, played) in moves.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('[');
+        push_json_string(&mut out, &played.mv);
+        out.push(',');
+        push_json_string(&mut out, &played.cell);
+        out.push_str(match played.by {
+            Mark::X => ",\"X\",",
+            Mark::O => ",\"O\",",
+        });
+        out.push_str(itoa::Buffer::new().format(played.ms));
+        out.push(']');
+    }
+    out.push(']');
+    out
+}
+
+/// Appends `text` as a JSON string. Notation is ASCII letters and digits, which pass
+/// through as they are; a quote, a backslash or a control character is escaped as
+/// SQLite's `json_quote` escapes it (short forms where JSON has them, else `\u00xx`),
+/// so the two never disagree on the text of the same moves.
+fn push_json_string(out: &mut String, text: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        let short = match byte {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'\n' => 'n',
+            b'\r' => 'r',
+            b'\t' => 't',
+            0x08 => 'b',
+            0x0c => 'f',
+            0x00..=0x1f => 'u',
+            _ => continue,
+        };
+        // Every escaped byte is ASCII, so `i` is a char boundary.
+        out.push_str(&text[start..i]);
+        out.push('\\');
+        out.push(short);
+        if short == 'u' {
+            let _ = write!(out, "{byte:04x}");
+        }
+        start = i + 1;
+    }
+    out.push_str(&text[start..]);
+    out.push('"');
+}
+
+/// Inserts `game`: one row, its moves a JSON column ([`moves_json`]). A game's moves are
+/// written once and read whole, so one column costs one parameter where a row per move
+/// cost a B-tree insert and six parameters each.
 pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Result<()> {
     let s = &game.summary;
     let (result, winner, line) = match &s.result {
@@ -257,8 +339,9 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
     super::execute(
         tx,
         "INSERT INTO games (id, room, number, width, height, k, gravity, x_name, x_ai, \
-         o_name, o_ai, result, winner, line, ply, started_at, ended_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+         o_name, o_ai, result, winner, line, ply, started_at, ended_at, moves) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, \
+         ?18)",
         params![
             s.game.0 as i64,
             s.room.as_ref().map(|r| r.0.as_str()),
@@ -277,57 +360,8 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
             s.ply,
             s.started_at as i64,
             s.ended_at as i64,
+            moves_json(&game.moves),
         ],
     )?;
-    // Up to MOVE_ROWS moves a statement: a statement's own cost (starting the program,
-    // opening the table, halting, resetting) was as much as its row's, once per move.
-    for (chunk, moves) in game.moves.chunks(MOVE_ROWS).enumerate() {
-        let mut insert = tx.prepare_cached(insert_moves_sql(moves.len()))?;
-        for (i, played) in moves.iter().enumerate() {
-            let ply = (chunk * MOVE_ROWS + i) as i64;
-            let at = i * 6;
-            insert.raw_bind_parameter(at + 1, s.game.0 as i64)?;
-            insert.raw_bind_parameter(at + 2, ply)?;
-            insert.raw_bind_parameter(at + 3, played.mv.as_str())?;
-            insert.raw_bind_parameter(at + 4, played.cell.as_str())?;
-            insert.raw_bind_parameter(at + 5, mark_text(played.by))?;
-            insert.raw_bind_parameter(at + 6, played.ms as i64)?;
-        }
-        insert.raw_execute()?;
-    }
     Ok(())
-}
-
-/// The most moves one `INSERT` writes.
-const MOVE_ROWS: usize = 16;
-
-/// `INSERT INTO moves` with `rows` rows of parameters (1 to [`MOVE_ROWS`]), each SQL text
-/// built once.
-fn insert_moves_sql(rows: usize) -> &'static str {
-    static SQL: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
-    let all = SQL.get_or_init(|| {
-        (1..=MOVE_ROWS)
-            .map(|n| {
-                let values: Vec<String> = (0..n)
-                    .map(|row| {
-                        let p = row * 6;
-                        format!(
-                            "(?{}, ?{}, ?{}, ?{}, ?{}, ?{})",
-                            p + 1,
-                            p + 2,
-                            p + 3,
-                            p + 4,
-                            p + 5,
-                            p + 6
-                        )
-                    })
-                    .collect();
-                format!(
-                    "INSERT INTO moves (game, ply, move, cell, by, ms) VALUES {}",
-                    values.join(", ")
-                )
-            })
-            .collect()
-    });
-    &all[rows.clamp(1, MOVE_ROWS) - 1]
 }

@@ -35,8 +35,8 @@ pub(crate) use self::writer::Write;
 use self::writer::{Command, WriterStats};
 
 /// How many prepared statements the write connection keeps: every statement the writer
-/// runs (about fifteen, and the sixteen sizes of the moves' insert), with room to spare.
-const STATEMENT_CACHE: usize = 64;
+/// runs (about fifteen), with room to spare.
+const STATEMENT_CACHE: usize = 32;
 
 /// Runs one statement of the writer's, prepared once per connection and kept.
 fn execute(

@@ -91,7 +91,12 @@ async fn a_fresh_file_gets_the_schema_and_keeps_games_across_opens() {
         .unwrap();
     assert_eq!(mode, "wal");
     assert_eq!(count(&conn, "games"), 1);
-    assert_eq!(count(&conn, "moves"), 3);
+    let moves: i64 = conn
+        .query_row("SELECT json_array_length(moves) FROM games", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(moves, 3);
     drop(conn);
 
     // Reopened: nothing migrated again, and ids go on after the kept games.
@@ -340,11 +345,12 @@ async fn a_private_rooms_game_is_kept_without_its_room() {
 
 #[tokio::test]
 async fn a_long_games_moves_read_back_in_order() {
-    // Moves are written up to 16 a statement: 0, 1, 16, 17, 32 and 40 moves cross none,
-    // one or two of those boundaries.
+    // A game's moves are one JSON column: no moves (`[]`), one, and games long enough
+    // that the times outgrow the length the text is first given (7 digits), up to the
+    // largest `u64`, which SQLite's integers could not hold.
     let store = Store::open(&DataLocation::Memory).unwrap();
     let mut kept = Vec::new();
-    for (id, plies) in [(1u64, 0usize), (2, 1), (3, 16), (4, 17), (5, 32), (6, 40)] {
+    for (id, plies) in [(1u64, 0usize), (2, 1), (3, 16), (4, 17), (5, 32), (6, 225)] {
         let mut long = game(id, "ann", "bob", drawn());
         long.summary.rules = Rules {
             width: 15,
@@ -359,7 +365,10 @@ async fn a_long_games_moves_read_back_in_order() {
                     mv: cell.clone(),
                     cell,
                     by: if i % 2 == 0 { Mark::X } else { Mark::O },
-                    ms: i as u64 * 7,
+                    ms: match i {
+                        7 => u64::MAX,
+                        _ => 7u64.pow((i % 20) as u32),
+                    },
                 }
             })
             .collect();
@@ -371,5 +380,227 @@ async fn a_long_games_moves_read_back_in_order() {
     for long in kept {
         let read = store.game(long.summary.game).await.unwrap().unwrap();
         assert_eq!(read, long, "{} moves", long.moves.len());
+    }
+}
+
+/// The moves column's text of game `id`.
+fn moves_text(conn: &Connection, id: u64) -> String {
+    conn.query_row("SELECT moves FROM games WHERE id = ?1", [id as i64], |r| {
+        r.get(0)
+    })
+    .unwrap()
+}
+
+/// Writes `game` as a version 2 file held it: its row in `games` and one row per move in
+/// `moves`, inserted in the order of `plies`.
+fn insert_at_version_2(conn: &Connection, game: &FinishedGame, plies: &[usize]) {
+    let s = &game.summary;
+    let (result, winner, line) = match &s.result {
+        GameStatus::Won { winner, line } => ("won", Some(*winner), Some(line.join(" "))),
+        GameStatus::Resigned { winner } => ("resigned", Some(*winner), None),
+        _ => ("drawn", None, None),
+    };
+    conn.execute(
+        "INSERT INTO games (id, room, number, width, height, k, gravity, x_name, x_ai, \
+         o_name, o_ai, result, winner, line, ply, started_at, ended_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        rusqlite::params![
+            s.game.0 as i64,
+            s.room.as_ref().map(|r| r.0.as_str()),
+            s.number,
+            s.rules.width,
+            s.rules.height,
+            s.rules.k,
+            s.rules.gravity,
+            s.x.name,
+            s.x.ai.map(games::level_text),
+            s.o.name,
+            s.o.ai.map(games::level_text),
+            result,
+            winner.map(games::mark_text),
+            line,
+            s.ply,
+            s.started_at as i64,
+            s.ended_at as i64,
+        ],
+    )
+    .unwrap();
+    for &ply in plies {
+        let played = &game.moves[ply];
+        conn.execute(
+            "INSERT INTO moves (game, ply, move, cell, by, ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            rusqlite::params![
+                s.game.0 as i64,
+                ply as i64,
+                played.mv,
+                played.cell,
+                games::mark_text(played.by),
+                played.ms as i64,
+            ],
+        )
+        .unwrap();
+    }
+}
+
+/// A Connect Four game, whose moves (columns) differ from their cells, with `plies` moves.
+fn connect_four(id: u64, plies: usize) -> FinishedGame {
+    let mut four = game(id, "ann", "AI medium", won(Mark::X));
+    four.summary.rules = Rules {
+        width: 7,
+        height: 6,
+        k: 4,
+        gravity: true,
+    };
+    four.moves = (0..plies)
+        .map(|i| {
+            let column = char::from(b'a' + (i % 7) as u8);
+            PlayedMove {
+                mv: column.to_string(),
+                cell: format!("{column}{}", i / 7 + 1),
+                by: if i % 2 == 0 { Mark::X } else { Mark::O },
+                ms: 1_200 + 13 * i as u64,
+            }
+        })
+        .collect();
+    four.summary.ply = plies as u32;
+    four
+}
+
+#[tokio::test]
+async fn a_version_2_file_gets_its_moves_as_a_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v2.db");
+    // Out of order: the rows' order in the file must not be the moves' order.
+    let shuffled = connect_four(1, 9);
+    let none = game(2, "bob", "cy", drawn());
+    let none = FinishedGame {
+        summary: GameSummary {
+            ply: 0,
+            ..none.summary
+        },
+        moves: Vec::new(),
+    };
+    let plain = game(3, "ann", "bob", won(Mark::X));
+    let kept = [shuffled, none, plain];
+    {
+        let conn = Connection::open(&path).unwrap();
+        for step in &schema::MIGRATIONS[..2] {
+            conn.execute_batch(step.sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        insert_at_version_2(&conn, &kept[0], &[4, 0, 8, 2, 1, 7, 3, 6, 5]);
+        insert_at_version_2(&conn, &kept[1], &[]);
+        insert_at_version_2(&conn, &kept[2], &[0, 1, 2]);
+        assert_eq!(count(&conn, "moves"), 12);
+    }
+
+    let store = Store::open(&DataLocation::File(path.clone())).unwrap();
+    for want in &kept {
+        let read = store.game(want.summary.game).await.unwrap().unwrap();
+        assert_eq!(&read, want);
+    }
+    let conn = Connection::open(&path).unwrap();
+    let version: u32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, schema::latest());
+    let tables: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'moves'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(tables, 0, "the moves table is dropped");
+    assert_eq!(moves_text(&conn, 2), "[]");
+    assert_eq!(
+        moves_text(&conn, 3),
+        r#"[["b2","b2","X",100],["a1","a1","O",200],["c3","c3","X",300]]"#
+    );
+
+    // The same games written by this build: the very same text.
+    let fresh = Store::open(&DataLocation::Memory).unwrap();
+    for want in &kept {
+        fresh.write(Write::Game(Box::new(want.clone())));
+    }
+    fresh.flush().await.unwrap();
+    let written = fresh
+        .read(|conn| Ok((1..=3).map(|id| moves_text(conn, id)).collect::<Vec<_>>()))
+        .await
+        .unwrap();
+    let migrated: Vec<String> = (1..=3).map(|id| moves_text(&conn, id)).collect();
+    assert_eq!(written, migrated);
+}
+
+#[tokio::test]
+async fn moves_text_is_escaped_as_sqlite_escapes_it() {
+    // Notation never holds these, but a move is only text to the store.
+    let odd = [
+        "quote\"",
+        "back\\slash",
+        "tab\tnew\nline\r",
+        "\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}",
+        "é→😀",
+        "",
+    ];
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    let mut kept = game(1, "ann", "bob", drawn());
+    kept.moves = odd
+        .iter()
+        .enumerate()
+        .map(|(i, text)| PlayedMove {
+            mv: (*text).to_owned(),
+            cell: format!("{text}{i}"),
+            by: if i % 2 == 0 { Mark::X } else { Mark::O },
+            ms: i as u64,
+        })
+        .collect();
+    store.write(Write::Game(Box::new(kept.clone())));
+    assert_eq!(store.game(GameId(1)).await.unwrap(), Some(kept.clone()));
+    let moves = kept.moves.clone();
+    let (written, sqlites) = store
+        .read(move |conn| {
+            let sqlites = moves
+                .iter()
+                .map(|m| {
+                    conn.query_row(
+                        "SELECT json_array(?1, ?2, ?3, ?4)",
+                        rusqlite::params![m.mv, m.cell, games::mark_text(m.by), m.ms as i64],
+                        |r| r.get::<_, String>(0),
+                    )
+                })
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok((moves_text(conn, 1), sqlites))
+        })
+        .await
+        .unwrap();
+    assert_eq!(written, format!("[{}]", sqlites.join(",")));
+}
+
+#[tokio::test]
+async fn a_damaged_moves_column_is_an_error() {
+    let store = Store::open(&DataLocation::Memory).unwrap();
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    store.flush().await.unwrap();
+    for damage in [
+        "'nonsense'",
+        "''",
+        "'{}'",
+        r#"'[["b2","b2","X"]]'"#,
+        r#"'[["b2","b2","Z",1]]'"#,
+        r#"'[["b2","b2","X",-1]]'"#,
+        r#"'[["b2",2,"X",1]]'"#,
+        "x'5b5d'",
+        "42",
+    ] {
+        store
+            .read(move |conn| {
+                conn.execute(&format!("UPDATE games SET moves = {damage}"), [])?;
+                Ok(())
+            })
+            .await
+            .unwrap();
+        let err = store.game(GameId(1)).await.unwrap_err();
+        assert!(matches!(err, StoreError::Query(_)), "{damage}: {err}");
     }
 }
