@@ -157,8 +157,8 @@ pub(crate) async fn serve<S>(
         // with 4 KiB (`load --memory`).
         .read_buffer_size(1024);
     // Not `shutdown`: a connection says `bye` only once the rooms are saved. The kick
-    // switch holds it, so the loop waits on one token for both.
-    let kick = Arc::new(Kick::new(state.farewell.child_token()));
+    // switch holds it, so the loop waits on one future for both.
+    let kick = Arc::new(Kick::new(state.farewell.clone()));
     let mut ws = if read.is_empty() {
         WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await
     } else {

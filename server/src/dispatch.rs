@@ -394,7 +394,14 @@ impl Handler {
     ) {
         let state = &self.state;
         // Invite codes are read out and typed: accept them in any case, with stray spaces.
-        let room = RoomId(room.0.trim().to_ascii_lowercase());
+        // (Clients echo the id they were sent, which needs no change and no copy.)
+        let typed = room.0.trim();
+        let room = if typed.len() == room.0.len() && !typed.bytes().any(|b| b.is_ascii_uppercase())
+        {
+            room
+        } else {
+            RoomId(typed.to_ascii_lowercase())
+        };
         let Some(handle) = state.lobby.get(&room) else {
             state.sessions.exit(session, &room);
             self.refuse(id, Refusal::unknown_room(&room));

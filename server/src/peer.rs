@@ -1,35 +1,46 @@
 //! What a room holds of a connection: its bounded outbound queue and a way to close it.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::task::Poll;
 
+use futures_util::task::AtomicWaker;
 use inarow_protocol::{ByeReason, ServerFrame, ServerMessage, encode};
 use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 /// Asks a connection to close with a reason; the first reason given wins.
+///
+/// The connection's loop polls [`Kick::kicked`] on every wake-up, so it is made to be
+/// cheap there: a flag and a waker in this one allocation, beside the server's shared
+/// goodbye token. (A child token of the goodbye cost two locks of its own, on memory
+/// that was cold by the time a busy server came back to the connection.)
 #[derive(Debug, Default)]
 pub(crate) struct Kick {
     reason: OnceLock<ByeReason>,
-    /// Cancelled by the kick, or by the server's goodbye when it is a child of that token;
-    /// the connection's loop waits on it.
-    kicked: CancellationToken,
+    /// Set by [`Kick::kick`].
+    kicked: AtomicBool,
+    /// The connection's task, woken by [`Kick::kick`].
+    waker: AtomicWaker,
+    /// The server's goodbye, which ends every connection without a reason.
+    goodbye: CancellationToken,
 }
 
 impl Kick {
-    /// A kick switch that `goodbye` also trips (without a reason): the connection waits
-    /// on one token for both, polled on every wake-up.
+    /// A kick switch that `goodbye` also trips (without a reason).
     pub(crate) fn new(goodbye: CancellationToken) -> Kick {
         Kick {
-            reason: OnceLock::new(),
-            kicked: goodbye,
+            goodbye,
+            ..Kick::default()
         }
     }
 
     /// Asks the connection to say `bye` with `reason` and close.
     pub(crate) fn kick(&self, reason: ByeReason) {
         let _ = self.reason.set(reason);
-        self.kicked.cancel();
+        self.kicked.store(true, Ordering::Release);
+        self.waker.wake();
     }
 
     /// The reason given, once kicked; `None` if the connection was not kicked, or only
@@ -38,10 +49,22 @@ impl Kick {
         self.reason.get().copied()
     }
 
-    /// Completes when the connection has been kicked (or the goodbye it was made with
-    /// has come).
+    /// Completes when the connection has been kicked (or the goodbye has come).
     pub(crate) async fn kicked(&self) {
-        self.kicked.cancelled().await;
+        let goodbye = self.goodbye.cancelled();
+        let mut goodbye = std::pin::pin!(goodbye);
+        std::future::poll_fn(|cx| {
+            if self.kicked.load(Ordering::Acquire) {
+                return Poll::Ready(());
+            }
+            self.waker.register(cx.waker());
+            // A kick between the check and the registration woke nobody: look again.
+            if self.kicked.load(Ordering::Acquire) {
+                return Poll::Ready(());
+            }
+            goodbye.as_mut().poll(cx)
+        })
+        .await;
     }
 }
 

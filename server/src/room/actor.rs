@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::fanout::{Audience, Requester};
-use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Table};
+use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Request, Table};
 use super::{Command, Context, Member};
 use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
@@ -174,8 +174,13 @@ impl RoomActor {
             } => {
                 let session = member.session;
                 let game = self.table.game();
+                let roster = matches!(request, Request::Join { .. } | Request::Leave);
                 let result = self.table.request(member.arrival(), id.clone(), request);
-                self.audience.sync(&self.table, Some(&member));
+                if roster {
+                    self.audience.sync(&self.table, Some(&member));
+                } else {
+                    self.audience.arrive(&self.table, &member);
+                }
                 if self.table.game() != game {
                     tracing::debug!(game = self.table.game(), "rematch started");
                 }

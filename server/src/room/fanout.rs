@@ -101,13 +101,37 @@ impl Audience {
     /// connection is taken if the table attached it, and connections the table no longer
     /// counts (members gone, connections replaced or dropped) are forgotten.
     pub(super) fn sync(&mut self, table: &Table, arrived: Option<&Member>) {
-        if let Some(member) = arrived
-            && table.attachment_of(member.session) == Some(member.peer.attachment)
-        {
-            self.peers.insert(member.session, member.peer.clone());
+        if let Some(member) = arrived {
+            self.take_connection(table, member);
         }
         self.peers
             .retain(|session, peer| table.attachment_of(*session) == Some(peer.attachment));
+    }
+
+    /// As [`Audience::sync`] after a request that cannot change who is in the room or
+    /// through which connection (anything but joining and leaving): only the requester's
+    /// connection may be new, and then only if the table already counts it. Every move
+    /// comes this way; the whole roster is not walked for it.
+    pub(super) fn arrive(&mut self, table: &Table, member: &Member) {
+        self.take_connection(table, member);
+        debug_assert!(
+            self.peers
+                .iter()
+                .all(|(session, peer)| table.attachment_of(*session) == Some(peer.attachment)),
+            "a request that was not a join or a leave changed the room's roster"
+        );
+    }
+
+    /// Takes `member`'s connection if the table counts it and it is not already known.
+    fn take_connection(&mut self, table: &Table, member: &Member) {
+        let attachment = member.peer.attachment;
+        let known = self
+            .peers
+            .get(&member.session)
+            .is_some_and(|peer| peer.attachment == attachment);
+        if !known && table.attachment_of(member.session) == Some(attachment) {
+            self.peers.insert(member.session, member.peer.clone());
+        }
     }
 
     /// Queues `message` to everybody; the requester's copy carries its request id when

@@ -113,7 +113,9 @@ enum Command {
 /// A cloneable handle on a room actor.
 #[derive(Clone)]
 pub(crate) struct RoomHandle {
-    id: RoomId,
+    /// Shared: the lobby hands out a clone for every request, and a `String` clone was an
+    /// allocation per move.
+    id: Arc<RoomId>,
     commands: mpsc::Sender<Command>,
 }
 
@@ -199,11 +201,11 @@ pub(crate) fn open(
     let handle = context
         .lobby
         .register(creator.session, |room_id| RoomHandle {
-            id: room_id,
+            id: Arc::new(room_id),
             commands: tx,
         })
         .map_err(|cap| Refusal::new(ErrorCode::TooManyRooms, cap.to_string()))?;
-    let room_id = handle.id.clone();
+    let room_id = RoomId::clone(&handle.id);
     // A room outlives the connection that opened it: its span stands alone.
     let span = tracing::info_span!(parent: None, "room", id = %room_id);
     let first = Some((creator.session, id));
@@ -249,7 +251,7 @@ pub(crate) fn restore(
     let room_id = table.id().clone();
     let (tx, rx) = mpsc::channel(MAILBOX);
     let handle = RoomHandle {
-        id: room_id.clone(),
+        id: Arc::new(room_id.clone()),
         commands: tx,
     };
     if !context
