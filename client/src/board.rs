@@ -162,21 +162,36 @@ pub fn last_cell(snapshot: &RoomSnapshot) -> Option<(u32, u32)> {
 /// not follow the snapshot (another room or game, or not the next `seq`: the caller asks
 /// for a fresh snapshot with `sync`) or names a cell off the board.
 pub fn apply_moved(snapshot: &RoomSnapshot, event: &MoveEvent) -> Option<RoomSnapshot> {
-    if event.room != snapshot.id || event.game != snapshot.game || event.seq != snapshot.seq + 1 {
-        return None;
-    }
-    let (col, top) = cell_on_board(&snapshot.rules, &event.cell)?;
     let mut next = snapshot.clone();
-    let row = next.board.get_mut(usize::try_from(top).ok()?)?;
-    let col = usize::try_from(col).ok()?;
+    apply_moved_in_place(&mut next, event).then_some(next)
+}
+
+/// As [`apply_moved`], changing `snapshot` itself rather than a copy (a client that
+/// keeps one snapshot per room need not copy a whole board for every move): true if
+/// the event applied, false (and `snapshot` untouched) if it does not follow it.
+pub fn apply_moved_in_place(snapshot: &mut RoomSnapshot, event: &MoveEvent) -> bool {
+    if event.room != snapshot.id || event.game != snapshot.game || event.seq != snapshot.seq + 1 {
+        return false;
+    }
+    let Some((col, top)) = cell_on_board(&snapshot.rules, &event.cell) else {
+        return false;
+    };
+    let (Ok(top), Ok(col)) = (usize::try_from(top), usize::try_from(col)) else {
+        return false;
+    };
+    let Some(row) = snapshot.board.get_mut(top) else {
+        return false;
+    };
     // A board row is ASCII; `get` refuses anything else rather than panicking.
-    row.get(col..=col)?;
+    if row.get(col..=col).is_none() {
+        return false;
+    }
     row.replace_range(col..=col, &event.by.to_string());
-    next.seq = event.seq;
-    next.ply = event.ply;
-    next.moves.push(event.mv.clone());
-    next.last_move = Some(event.cell.clone());
-    next.status = event.status.clone();
+    snapshot.seq = event.seq;
+    snapshot.ply = event.ply;
+    snapshot.moves.push(event.mv.clone());
+    snapshot.last_move = Some(event.cell.clone());
+    snapshot.status = event.status.clone();
     let turn = match &event.status {
         GameStatus::Playing { turn } => Some(*turn),
         _ => None,
@@ -184,18 +199,18 @@ pub fn apply_moved(snapshot: &RoomSnapshot, event: &MoveEvent) -> Option<RoomSna
     if turn.is_some() {
         // With gravity the column stays playable until its top cell is taken.
         let gone = !snapshot.rules.gravity || top == 0;
-        next.legal_moves.retain(|m| !(gone && *m == event.mv));
+        snapshot.legal_moves.retain(|m| !(gone && *m == event.mv));
     } else {
-        next.legal_moves.clear();
+        snapshot.legal_moves.clear();
     }
     let over = event.status.is_over();
-    for seat in &mut next.seats {
+    for seat in &mut snapshot.seats {
         if let Occupant::Ai { thinking, .. } = &mut seat.occupant {
             *thinking = turn == Some(seat.mark);
             seat.rematch = over;
         }
     }
-    Some(next)
+    true
 }
 
 /// Why a move was not sent.
@@ -524,7 +539,14 @@ pub(crate) mod tests {
             },
         ] {
             assert_eq!(apply_moved(&before, &stale), None, "{stale:?}");
+            // In place: refused without touching the snapshot.
+            let mut kept = before.clone();
+            assert!(!apply_moved_in_place(&mut kept, &stale), "{stale:?}");
+            assert_eq!(kept, before);
         }
+        let mut in_place = before.clone();
+        assert!(apply_moved_in_place(&mut in_place, &o_moves));
+        assert_eq!(in_place, after);
         // The AI is put on move, and a finished game has no legal move and an AI ready
         // for a rematch.
         let mut x_turn = expected;

@@ -522,12 +522,15 @@ impl Player {
                 tally.bytes += size;
             }
             let acked = matches!((id, self.pending), (Some(id), Some((p, _))) if id == p);
-            let (next, is_move) = match message {
+            // The snapshot is changed in place, never copied: the clients share the
+            // machine with the server, and copying a 15×15 board's snapshot for every
+            // event made them, not the server, the bottleneck of the gomoku rows.
+            let (changed, is_move) = match message {
                 ServerMessage::Moved(event) => {
                     let applied = self
                         .room
-                        .as_ref()
-                        .and_then(|room| inarow::board::apply_moved(room, &event));
+                        .as_mut()
+                        .is_some_and(|room| inarow::board::apply_moved_in_place(room, &event));
                     (applied, true)
                 }
                 ServerMessage::Room { room } => {
@@ -535,13 +538,13 @@ impl Player {
                         .room
                         .as_ref()
                         .is_some_and(|old| old.game == room.game && room.ply == old.ply + 1);
-                    (Some(*room), is_move)
+                    self.room = Some(*room);
+                    (true, is_move)
                 }
-                _ => (None, false),
+                _ => (false, false),
             };
-            if let Some(next) = next {
+            if changed {
                 let mover_was_ai = is_move && !acked && self.ai_asked.is_some();
-                self.room = Some(next);
                 if measuring && is_move {
                     tally.move_frames += 1;
                     tally.move_bytes += size;
@@ -577,28 +580,30 @@ impl Player {
 
     /// Moves when it is our turn, asks for a rematch when the game is over.
     async fn act(&mut self) -> anyhow::Result<()> {
-        let Some(room) = self.room.clone() else {
+        let me = self.my_mark();
+        let Some(room) = &self.room else {
             return Ok(());
         };
         let busy = self.pending.is_some() || self.due.is_some();
-        if busy || self.acted == Some((room.game, room.ply)) {
+        let at = (room.game, room.ply);
+        if busy || self.acted == Some(at) {
             return Ok(());
         }
-        let me = self.my_mark();
         if room.status.is_over() {
-            self.acted = Some((room.game, room.ply));
+            let id = room.id.clone();
+            self.acted = Some(at);
             self.ai_asked = None;
-            self.send(ClientMessage::Rematch { room: room.id }).await?;
+            self.send(ClientMessage::Rematch { room: id }).await?;
         } else if me.is_some_and(|m| room.status == GameStatus::Playing { turn: m }) {
             let Some(mv) = room.legal_moves.choose(&mut self.rng).cloned() else {
                 return Ok(());
             };
-            self.acted = Some((room.game, room.ply));
             let play = ClientMessage::Play {
-                room: room.id,
+                room: room.id.clone(),
                 ply: room.ply,
                 mv,
             };
+            self.acted = Some(at);
             if self.think.is_zero() {
                 let id = self.send(play).await?;
                 self.pending = Some((id, Instant::now()));
