@@ -175,6 +175,7 @@ pub(crate) async fn serve<S>(
         state: state.clone(),
         outbound: Outbound {
             queue,
+            held: None,
             unflushed: false,
         },
     };
@@ -191,14 +192,14 @@ pub(crate) async fn serve<S>(
     };
     tracing::info!(reason = %ending.label(), "connection closed");
     conn.handler.release_session().await;
-    close(ending, ws, conn.outbound.queue).await;
+    close(ending, ws, conn.outbound).await;
     // The connection slots stay taken until the socket is really closed.
     drop(admission);
 }
 
 /// Says goodbye as `ending` requires, after what is still queued, and waits (boundedly)
 /// for the socket to wind down.
-async fn close<S>(ending: Ending, mut ws: WebSocketStream<S>, mut queue: mpsc::Receiver<Message>)
+async fn close<S>(ending: Ending, mut ws: WebSocketStream<S>, mut outbound: Outbound)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -226,7 +227,13 @@ where
     };
     // A peer that stops reading blocks these writes: the farewell is bounded in time.
     let _ = tokio::time::timeout(FAREWELL_TIME, async {
-        while let Ok(message) = queue.try_recv() {
+        let queued = std::iter::from_fn(|| {
+            outbound
+                .held
+                .take()
+                .or_else(|| outbound.queue.try_recv().ok())
+        });
+        for message in queued {
             let counted = message.is_text();
             ws.feed(message).await?;
             if counted {
@@ -275,11 +282,28 @@ where
 /// The connection's outbound queue, as the socket loop drains it.
 struct Outbound {
     queue: mpsc::Receiver<Message>,
+    /// A frame taken from the queue by [`Outbound::disarm`], written before the rest.
+    held: Option<Message>,
     /// Frames were handed to the WebSocket since the last flush.
     unflushed: bool,
 }
 
 impl Outbound {
+    /// Leaves the queue without this task's waker while the task handles a frame: what
+    /// the handling queues for this connection (a move's own event, above all) is
+    /// written in this same wake-up, by the next [`Outbound::poll_write`], and a wake
+    /// for it would only poll the task once more, for nothing, after every other ready
+    /// task had run. The next `poll_write` registers the waker again.
+    fn disarm(&mut self) {
+        if self.held.is_some() {
+            return;
+        }
+        let mut idle = Context::from_waker(std::task::Waker::noop());
+        if let Poll::Ready(Some(message)) = self.queue.poll_recv(&mut idle) {
+            self.held = Some(message);
+        }
+    }
+
     /// Moves everything queued into the WebSocket's write buffer and flushes it once: one
     /// write for all the frames queued since the last wake-up. Pending when there is
     /// nothing to write or the socket cannot take more (the task is woken when either
@@ -295,7 +319,11 @@ impl Outbound {
                 Poll::Ready(Err(e)) => return Poll::Ready(e),
                 Poll::Pending => return Poll::Pending,
             }
-            let Poll::Ready(Some(message)) = self.queue.poll_recv(cx) else {
+            let next = match self.held.take() {
+                Some(message) => Poll::Ready(Some(message)),
+                None => self.queue.poll_recv(cx),
+            };
+            let Poll::Ready(Some(message)) = next else {
                 // Empty (or closed, which cannot happen while the connection holds a
                 // sender): flush what was handed over.
                 break;
@@ -432,6 +460,7 @@ impl Connection {
             };
             // While the room answers, what is queued for the peer still goes out.
             let outbound = &mut self.outbound;
+            outbound.disarm();
             let bye = tokio::select! {
                 biased;
                 bye = self.handler.on_frame(text) => bye,

@@ -1,9 +1,11 @@
-//! The room actor: the task that owns a room's [`Table`], feeds it commands and AI
-//! answers, starts and cancels the AI jobs it asks for, and fans out what changed.
+//! The room around its [`Table`]: feeds it requests (on the requester's task, under the
+//! room's lock) and AI answers (on the room's task, [`run`]), starts and cancels the AI
+//! jobs it asks for, and fans out what changed.
 //!
-//! Every change is followed by one event to everyone in the room, built and sent by the
-//! actor itself, so everybody sees the same events in the same order: a snapshot, or after
-//! a move a `moved` event (a snapshot for protocol 1 connections) with the same `seq`.
+//! Every change is followed by one event to everyone in the room, built and sent under
+//! the room's lock, so everybody sees the same events in the same order: a snapshot, or
+//! after a move a `moved` event (a snapshot for protocol 1 connections) with the same
+//! `seq`.
 //!
 //! Analyses (hints) run on the same pool at a lower priority, one at a time per room; each
 //! goes to the members who asked for it, and after every change the table says which
@@ -20,9 +22,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::fanout::{Audience, Requester};
 use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Request, Table};
-use super::{Command, Context, Member};
+use super::{Context, Member, Shared};
 use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
+use crate::peer::Attachment;
+use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
 use crate::store::LiveWrite;
 
@@ -34,7 +38,7 @@ use crate::store::Write;
 /// a time, so a few slots cover the cancelled ones still finishing.
 const AI_ANSWERS: usize = 8;
 
-/// The actor: owns everything about one room.
+/// Everything about one room, behind the room's lock (`super::Shared`).
 pub(super) struct RoomActor {
     table: Table,
     /// The connections of the members the table counts as connected.
@@ -44,7 +48,8 @@ pub(super) struct RoomActor {
     /// The analysis job running for the room.
     running_analysis: Running,
     ai_done_tx: mpsc::Sender<AiDone>,
-    ai_done_rx: mpsc::Receiver<AiDone>,
+    /// Where AI answers arrive, until the room's task takes it ([`run`]).
+    ai_done_rx: Option<mpsc::Receiver<AiDone>>,
     /// Since when nobody has been in the room (no one connected, no seat held).
     deserted_since: Option<Instant>,
     /// Cancelled when the server shuts down.
@@ -55,7 +60,7 @@ pub(super) struct RoomActor {
 }
 
 impl RoomActor {
-    /// The actor of a new room; it does nothing until [`RoomActor::run`].
+    /// A new room; nothing is sent until it is started (`super::open`).
     pub(super) fn new(id: RoomId, spec: RoomSpec, creator: Member, context: Context) -> RoomActor {
         let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
         let table = Table::new(id, spec, creator.arrival(), context.config.max_chat_chars);
@@ -67,7 +72,7 @@ impl RoomActor {
             running_ai: Running::default(),
             running_analysis: Running::default(),
             ai_done_tx,
-            ai_done_rx,
+            ai_done_rx: Some(ai_done_rx),
             deserted_since: None,
             shutdown: context.shutdown.child_token(),
             creator: creator.session,
@@ -75,7 +80,7 @@ impl RoomActor {
         }
     }
 
-    /// The actor of a room restored after a restart; nobody is connected yet.
+    /// A room restored after a restart; nobody is connected yet.
     pub(super) fn restored(table: Table, context: Context) -> RoomActor {
         let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
         RoomActor {
@@ -85,7 +90,7 @@ impl RoomActor {
             running_ai: Running::default(),
             running_analysis: Running::default(),
             ai_done_tx,
-            ai_done_rx,
+            ai_done_rx: Some(ai_done_rx),
             deserted_since: None,
             shutdown: context.shutdown.child_token(),
             context,
@@ -114,34 +119,34 @@ impl RoomActor {
         );
     }
 
-    /// Serves the room until it is deserted for too long or the server shuts down; then
-    /// cancels AI work and leaves the lobby. The first snapshot goes to everybody in
-    /// the room, `first`'s copy carrying its request id.
-    pub(super) async fn run(mut self, mut commands: mpsc::Receiver<Command>, first: Requester) {
-        self.after_change(first);
-        // Made once, not per command: waiting on a token registers with it.
-        let shutdown = self.shutdown.clone();
-        let stopping = shutdown.cancelled();
-        tokio::pin!(stopping);
-        let reason = loop {
-            self.note_desertion();
-            let deadline = self
-                .deserted_since
-                .map(|t| t + self.context.config.room_idle_timeout);
-            tokio::select! {
-                () = &mut stopping => break SHUTTING_DOWN,
-                () = sleep_until_some(deadline) => break "nobody connected",
-                command = commands.recv() => match command {
-                    Some(command) => self.handle(command),
-                    None => break "no handle left",
-                },
-                Some(done) = self.ai_done_rx.recv() => self.ai_done(done),
-            }
-        };
+    /// The room's id.
+    pub(super) fn id(&self) -> &RoomId {
+        self.table.id()
+    }
+
+    /// Where AI answers arrive, for the room's task; `None` once taken.
+    fn take_answers(&mut self) -> Option<mpsc::Receiver<AiDone>> {
+        self.ai_done_rx.take()
+    }
+
+    /// Whether nobody has been in the room for a while (see `note_desertion`).
+    pub(super) fn deserted(&self) -> bool {
+        self.deserted_since.is_some()
+    }
+
+    /// When the room closes for want of people, if it stays deserted.
+    fn closing_at(&self) -> Option<Instant> {
+        self.deserted_since
+            .map(|t| t + self.context.config.room_idle_timeout)
+    }
+
+    /// Closes the room for `reason`: cancels AI work, saves it for a restart when the
+    /// server shuts down with a data file, and leaves the lobby.
+    fn close(mut self, reason: &str) {
         self.running_ai.cancel();
         self.running_analysis.cancel();
         if reason == SHUTTING_DOWN && self.context.store.keeps_live() {
-            // Frozen from here: no command is taken after this snapshot, and the next
+            // Frozen from here: no request is taken after this snapshot, and the next
             // server starts from it.
             self.checkpoint(|t| Some(LiveWrite::Saved(Box::new(t.save()))));
             self.context.lobby.remove(self.table.id());
@@ -156,7 +161,9 @@ impl RoomActor {
         tracing::info!(reason, "room closed");
     }
 
-    fn note_desertion(&mut self) {
+    /// Notes when the room became deserted (nobody connected, no seat held), or that it
+    /// no longer is.
+    pub(super) fn note_desertion(&mut self) {
         match (self.table.anyone_in(), self.deserted_since) {
             (true, _) => self.deserted_since = None,
             (false, None) => self.deserted_since = Some(Instant::now()),
@@ -164,88 +171,89 @@ impl RoomActor {
         }
     }
 
-    fn handle(&mut self, command: Command) {
-        match command {
-            Command::Request {
-                member,
-                id,
-                request,
-                reply,
-            } => {
-                let session = member.session;
-                let game = self.table.game();
-                let roster = matches!(request, Request::Join { .. } | Request::Leave);
-                let result = self.table.request(member.arrival(), id.clone(), request);
-                if roster {
-                    self.audience.sync(&self.table, Some(&member));
-                } else {
-                    self.audience.arrive(&self.table, &member);
-                }
-                if self.table.game() != game {
-                    tracing::debug!(game = self.table.game(), "rematch started");
-                }
-                let answer = result.map(|outcome| match outcome {
-                    Outcome::Changed => self.after_change(Some((session, id))),
-                    Outcome::Moved => self.after_move(Some((session, id))),
-                    Outcome::Unchanged => self.send_snapshot_to(session, id),
-                    Outcome::Left => self.after_change(None),
-                    // The answer comes when the analysis is ready (`settle_analysis`).
-                    Outcome::Analyzing => {}
-                    Outcome::Chat(line) => {
-                        let message = ServerMessage::Chat {
-                            room: self.table.id().clone(),
-                            seq: line.seq,
-                            from: line.from,
-                            seat: line.seat,
-                            text: line.text,
-                        };
-                        let dropped = self.audience.broadcast(message, Some((session, id)));
-                        self.checkpoint(|t| {
-                            let line = t.last_chat()?;
-                            Some(LiveWrite::Chat {
-                                room: t.id().clone(),
-                                line,
-                            })
-                        });
-                        if !dropped.is_empty() {
-                            self.drop_connections(dropped);
-                            self.after_change(None);
-                        }
-                    }
+    /// A request from `member`; on success the room has queued its answer.
+    pub(super) fn request(
+        &mut self,
+        member: &Member,
+        id: Option<RequestId>,
+        request: Request,
+    ) -> Result<(), Refusal> {
+        let session = member.session;
+        let game = self.table.game();
+        let roster = matches!(request, Request::Join { .. } | Request::Leave);
+        let result = self.table.request(member.arrival(), id.clone(), request);
+        if roster {
+            self.audience.sync(&self.table, Some(member));
+        } else {
+            self.audience.arrive(&self.table, member);
+        }
+        if self.table.game() != game {
+            tracing::debug!(game = self.table.game(), "rematch started");
+        }
+        let answer = result.map(|outcome| match outcome {
+            Outcome::Changed => self.after_change(Some((session, id))),
+            Outcome::Moved => self.after_move(Some((session, id))),
+            Outcome::Unchanged => self.send_snapshot_to(session, id),
+            Outcome::Left => self.after_change(None),
+            // The answer comes when the analysis is ready (`settle_analysis`).
+            Outcome::Analyzing => {}
+            Outcome::Chat(line) => {
+                let message = ServerMessage::Chat {
+                    room: self.table.id().clone(),
+                    seq: line.seq,
+                    from: line.from,
+                    seat: line.seat,
+                    text: line.text,
+                };
+                let dropped = self.audience.broadcast(message, Some((session, id)));
+                self.checkpoint(|t| {
+                    let line = t.last_chat()?;
+                    Some(LiveWrite::Chat {
+                        room: t.id().clone(),
+                        line,
+                    })
                 });
-                let _ = reply.send(answer);
-                self.settle_analysis();
-            }
-            Command::Resume { member, reply } => {
-                let session = member.session;
-                let outcome = self.table.resume(member.arrival());
-                self.audience.sync(&self.table, Some(&member));
-                match outcome {
-                    Some(Outcome::Changed) => self.after_change(None),
-                    Some(_) => self.send_snapshot_to(session, None),
-                    None => {}
-                }
-                let _ = reply.send(outcome.is_some());
-                self.settle_analysis();
-            }
-            Command::Detach {
-                session,
-                attachment,
-            } => {
-                if self.table.detach(session, attachment) {
-                    self.audience.sync(&self.table, None);
+                if !dropped.is_empty() {
+                    self.drop_connections(dropped);
                     self.after_change(None);
-                    self.settle_analysis();
                 }
             }
-            Command::Expire { session } => {
-                if self.table.expire(session) {
-                    self.audience.sync(&self.table, None);
-                    tracing::debug!(%session, "held seat released");
-                    self.after_change(None);
-                    self.settle_analysis();
-                }
-            }
+        });
+        self.settle_analysis();
+        answer
+    }
+
+    /// A session resumed on a new connection: true if it still has a place here (and
+    /// was sent a snapshot).
+    pub(super) fn resume(&mut self, member: &Member) -> bool {
+        let session = member.session;
+        let outcome = self.table.resume(member.arrival());
+        self.audience.sync(&self.table, Some(member));
+        match outcome {
+            Some(Outcome::Changed) => self.after_change(None),
+            Some(_) => self.send_snapshot_to(session, None),
+            None => {}
+        }
+        self.settle_analysis();
+        outcome.is_some()
+    }
+
+    /// Connection `attachment` of `session` ended.
+    pub(super) fn detach(&mut self, session: SessionId, attachment: Attachment) {
+        if self.table.detach(session, attachment) {
+            self.audience.sync(&self.table, None);
+            self.after_change(None);
+            self.settle_analysis();
+        }
+    }
+
+    /// `session`'s grace period ran out.
+    pub(super) fn expire(&mut self, session: SessionId) {
+        if self.table.expire(session) {
+            self.audience.sync(&self.table, None);
+            tracing::debug!(%session, "held seat released");
+            self.after_change(None);
+            self.settle_analysis();
         }
     }
 
@@ -260,7 +268,7 @@ impl RoomActor {
 
     /// After a change: start or cancel AI work, hand a finished game to the store, and
     /// send everybody the new snapshot (the requester's copy carrying its request id).
-    fn after_change(&mut self, requester: Requester) {
+    pub(super) fn after_change(&mut self, requester: Requester) {
         let now = unix_ms();
         self.table.note_time(now);
         self.start_ai();
@@ -528,6 +536,62 @@ impl Running {
             .is_some_and(|(job, _)| Some(*job) != pending)
         {
             self.cancel();
+        }
+    }
+}
+
+/// The room's task: AI answers, the desertion timer and the shutdown, until the room is
+/// deserted for too long or the server shuts down; then closes it. Requests do not come
+/// here: they run on the requester's task ([`super::RoomHandle`]).
+pub(super) async fn run(shared: Arc<Shared>) {
+    let Some(Some(mut answers)) = shared.with_room(RoomActor::take_answers) else {
+        return;
+    };
+    let Some((shutdown, id, lobby)) = shared.with_room(|room| {
+        (
+            room.shutdown.clone(),
+            room.id().clone(),
+            room.context.lobby.clone(),
+        )
+    }) else {
+        return;
+    };
+    // Made once, not per wake-up: waiting on a token registers with it.
+    let stopping = shutdown.cancelled();
+    tokio::pin!(stopping);
+    let reason = loop {
+        // Armed before the deadline is read: a change after the read wakes us.
+        let changed = shared.changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        let Some(deadline) = shared.with_room(|room| room.closing_at()) else {
+            break "failed";
+        };
+        tokio::select! {
+            () = &mut stopping => break SHUTTING_DOWN,
+            () = changed => {}
+            () = sleep_until_some(deadline) => {
+                // Someone may have come in since the deadline was read.
+                let now = Instant::now();
+                if shared
+                    .with_room(|room| room.closing_at().is_some_and(|at| at <= now))
+                    .unwrap_or(true)
+                {
+                    break "nobody connected";
+                }
+            }
+            Some(done) = answers.recv() => {
+                shared.with_room(|room| room.ai_done(done));
+            }
+        }
+    };
+    match shared.close() {
+        Some(room) => room.close(reason),
+        None => {
+            // A panic while the room was locked: it cannot be saved or used, but it must
+            // not stay listed.
+            lobby.remove(&id);
+            tracing::error!("room failed while locked; closed");
         }
     }
 }

@@ -1,8 +1,10 @@
-//! Rooms: each is an actor task that owns one game, its seats and spectators, and its
-//! pending AI job; everything else talks to it through a cloneable [`RoomHandle`].
+//! Rooms: each owns one game, its seats and spectators, and its pending AI job, behind a
+//! lock; everything else talks to it through a cloneable [`RoomHandle`], whose requests
+//! run on the caller's task, and the room's own task handles AI answers, desertion and
+//! the shutdown.
 //!
 //! - `table`: the game, seats, turns and rematches as a plain state machine (no tokio);
-//! - `actor`: the task that feeds commands to the core, runs AI jobs and fans out;
+//! - `actor`: the room around the table (requests, AI jobs, fan-out) and its task;
 //! - `fanout`: the members' connections, and one encoding per event.
 //!
 //! A room sees the rest of the server only through its [`Context`], so it does not
@@ -14,11 +16,9 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 use inarow_protocol::{ErrorCode, RequestId, RoomId, SessionId};
-use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
@@ -34,12 +34,6 @@ use crate::refusal::Refusal;
 use crate::room_spec::RoomSpec;
 use crate::saved::SavedRoom;
 use crate::store::Store;
-
-/// Commands waiting for a room; senders wait when it is full, which only happens if the
-/// room falls behind, and it never waits on anything itself.
-const MAILBOX: usize = 64;
-/// How long a connection waits for a room to take a command before giving up.
-const SEND_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The directory of open rooms.
 pub(crate) type Directory = Lobby<RoomHandle>;
@@ -86,53 +80,64 @@ impl Member {
     }
 }
 
-/// What a room's actor is asked to do.
-enum Command {
-    /// A request from a member, answered with `Ok` once the room has queued the answer.
-    Request {
-        member: Member,
-        id: Option<RequestId>,
-        request: Request,
-        reply: oneshot::Sender<Result<(), Refusal>>,
-    },
-    /// A session resumed on a new connection; the answer says whether it is still in the
-    /// room.
-    Resume {
-        member: Member,
-        reply: oneshot::Sender<bool>,
-    },
-    /// A connection of a session ended.
-    Detach {
-        session: SessionId,
-        attachment: Attachment,
-    },
-    /// A session's grace period ran out.
-    Expire { session: SessionId },
-}
-
-/// A cloneable handle on a room actor.
+/// A cloneable handle on a room.
+///
+/// Requests, resumes and departures run on the caller's task, under the room's lock: a
+/// move is played, and its events queued to every member, while the mover's connection
+/// still has everything it touched in cache, and that connection writes its own copy
+/// before it yields. (Through a mailbox, a move woke the room's task and then the
+/// mover's connection a second time; on a busy server each had gone cold by then, which
+/// cost more than the move itself.) The room's own task keeps what is not a request:
+/// AI answers, the desertion timer and the shutdown.
 #[derive(Clone)]
 pub(crate) struct RoomHandle {
     /// Shared: the lobby hands out a clone for every request, and a `String` clone was an
     /// allocation per move.
     id: Arc<RoomId>,
-    commands: mpsc::Sender<Command>,
+    shared: Arc<Shared>,
+}
+
+/// What a room's handles and its task share.
+struct Shared {
+    /// The room and its span (what the room logs names it, whichever task runs it),
+    /// until its task closes it.
+    room: Mutex<Option<(RoomActor, tracing::Span)>>,
+    /// Tells the room's task that the room may have been deserted or filled again, so
+    /// that it sets its timer anew.
+    changed: tokio::sync::Notify,
+}
+
+impl Shared {
+    fn new() -> Arc<Shared> {
+        Arc::new(Shared {
+            room: Mutex::new(None),
+            changed: tokio::sync::Notify::new(),
+        })
+    }
+
+    /// Runs `f` on the open room in its span, and tells the room's task if `f` changed
+    /// whether the room is deserted; `None` if the room has closed (or a panic while it
+    /// was locked left it unusable, which closes it).
+    fn with_room<T>(&self, f: impl FnOnce(&mut RoomActor) -> T) -> Option<T> {
+        let mut room = self.room.lock().ok()?;
+        let (room, span) = room.as_mut()?;
+        let _entered = span.enter();
+        let deserted = room.deserted();
+        let out = f(room);
+        room.note_desertion();
+        if room.deserted() != deserted {
+            self.changed.notify_one();
+        }
+        Some(out)
+    }
+
+    /// Takes the room out for its task to close it; `None` if it is gone already.
+    fn close(&self) -> Option<RoomActor> {
+        self.room.lock().ok()?.take().map(|(room, _)| room)
+    }
 }
 
 impl RoomHandle {
-    async fn send(&self, command: Command) -> bool {
-        // Without a timer unless the mailbox is full, which is rare.
-        let command = match self.commands.try_send(command) {
-            Ok(()) => return true,
-            Err(mpsc::error::TrySendError::Closed(_)) => return false,
-            Err(mpsc::error::TrySendError::Full(command)) => command,
-        };
-        matches!(
-            tokio::time::timeout(SEND_TIMEOUT, self.commands.send(command)).await,
-            Ok(Ok(()))
-        )
-    }
-
     /// Sends a request from `member`; on success the room has already queued its answer
     /// (a snapshot or chat line carrying `id`) to the requester, except for `Leave`,
     /// whose `left` the caller sends.
@@ -145,44 +150,29 @@ impl RoomHandle {
         id: Option<RequestId>,
         request: Request,
     ) -> Result<(), Refusal> {
-        let (reply, answer) = oneshot::channel();
-        let command = Command::Request {
-            member,
-            id,
-            request,
-            reply,
-        };
-        if !self.send(command).await {
-            return Err(Refusal::unknown_room(&self.id));
-        }
-        answer
-            .await
-            .unwrap_or_else(|_| Err(Refusal::unknown_room(&self.id)))
+        self.shared
+            .with_room(|room| room.request(&member, id, request))
+            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id)))
     }
 
     /// Re-attaches a resumed session; the room sends it a snapshot. False if the session
     /// no longer has a place in the room.
     pub(crate) async fn resume(&self, member: Member) -> bool {
-        let (reply, answer) = oneshot::channel();
-        if !self.send(Command::Resume { member, reply }).await {
-            return false;
-        }
-        answer.await.unwrap_or(false)
+        self.shared
+            .with_room(|room| room.resume(&member))
+            .unwrap_or(false)
     }
 
     /// Tells the room that the connection `attachment` of `session` has ended: seats are
     /// held, a spectator place is dropped. Ignored if the session has a newer connection.
     pub(crate) async fn detach(&self, session: SessionId, attachment: Attachment) {
-        self.send(Command::Detach {
-            session,
-            attachment,
-        })
-        .await;
+        self.shared
+            .with_room(|room| room.detach(session, attachment));
     }
 
     /// Tells the room that `session` expired: its held seats become empty.
     pub(crate) async fn expire(&self, session: SessionId) {
-        self.send(Command::Expire { session }).await;
+        self.shared.with_room(|room| room.expire(session));
     }
 }
 
@@ -197,21 +187,27 @@ pub(crate) fn open(
     creator: Member,
     id: Option<RequestId>,
 ) -> Result<RoomId, Refusal> {
-    let (tx, rx) = mpsc::channel(MAILBOX);
-    let handle = context
+    let shared = Shared::new();
+    // Locked from before the lobby lists the room until it is in place with its first
+    // snapshot sent: a request that finds the room meanwhile waits for that, as it
+    // waited in the room's mailbox before.
+    let mut slot = shared
+        .room
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let room_id = context
         .lobby
         .register(creator.session, |room_id| RoomHandle {
             id: Arc::new(room_id),
-            commands: tx,
+            shared: shared.clone(),
         })
+        .map(|handle| RoomId::clone(&handle.id))
         .map_err(|cap| Refusal::new(ErrorCode::TooManyRooms, cap.to_string()))?;
-    let room_id = RoomId::clone(&handle.id);
-    // A room outlives the connection that opened it: its span stands alone.
-    let span = tracing::info_span!(parent: None, "room", id = %room_id);
     let first = Some((creator.session, id));
     let actor = RoomActor::new(room_id.clone(), spec, creator, context.clone());
-    span.in_scope(|| actor.log_opened());
-    spawn(context, actor, rx, first, span);
+    let span = start(&mut slot, actor, first, RoomActor::log_opened);
+    drop(slot);
+    spawn(context, shared, span);
     Ok(room_id)
 }
 
@@ -249,10 +245,14 @@ pub(crate) fn restore(
     }
     let seated = table.held_sessions();
     let room_id = table.id().clone();
-    let (tx, rx) = mpsc::channel(MAILBOX);
+    let shared = Shared::new();
+    let mut slot = shared
+        .room
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let handle = RoomHandle {
         id: Arc::new(room_id.clone()),
-        commands: tx,
+        shared: shared.clone(),
     };
     if !context
         .lobby
@@ -260,24 +260,37 @@ pub(crate) fn restore(
     {
         return Err(NotRestored::Taken);
     }
-    let span = tracing::info_span!(parent: None, "room", id = %room_id);
     let actor = RoomActor::restored(table, context.clone());
-    span.in_scope(|| actor.log_restored());
-    spawn(context, actor, rx, None, span);
+    let span = start(&mut slot, actor, None, RoomActor::log_restored);
+    drop(slot);
+    spawn(context, shared, span);
     Ok(seated)
 }
 
-/// Starts a room's actor, tracked by both trackers: shutdown waits for the rooms alone
-/// first (they save themselves), then for everything.
-fn spawn(
-    context: &Context,
-    actor: RoomActor,
-    commands: mpsc::Receiver<Command>,
+/// Puts `actor` in its place in `slot` and sends the first snapshot (to `first`, with its
+/// request id); returns the room's span.
+fn start(
+    slot: &mut Option<(RoomActor, tracing::Span)>,
+    mut actor: RoomActor,
     first: Option<(SessionId, Option<RequestId>)>,
-    span: tracing::Span,
-) {
+    log: fn(&RoomActor),
+) -> tracing::Span {
+    // A room outlives the connection that opened it: its span stands alone.
+    let span = tracing::info_span!(parent: None, "room", id = %actor.id());
+    span.in_scope(|| {
+        log(&actor);
+        actor.after_change(first);
+        actor.note_desertion();
+    });
+    *slot = Some((actor, span.clone()));
+    span
+}
+
+/// Starts the room's task, tracked by both trackers: shutdown waits for the rooms alone
+/// first (they save themselves), then for everything.
+fn spawn(context: &Context, shared: Arc<Shared>, span: tracing::Span) {
     let run = context
         .tracker
-        .track_future(actor.run(commands, first).instrument(span));
+        .track_future(actor::run(shared).instrument(span));
     context.rooms.spawn(run);
 }
