@@ -16,7 +16,7 @@ mod table;
 #[cfg(test)]
 mod tests;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use inarow_protocol::{ErrorCode, RequestId, RoomId, SessionId};
 use tokio_util::sync::CancellationToken;
@@ -91,14 +91,14 @@ impl Member {
 /// AI answers, the desertion timer and the shutdown.
 #[derive(Clone)]
 pub(crate) struct RoomHandle {
-    /// Shared: the lobby hands out a clone for every request, and a `String` clone was an
-    /// allocation per move.
-    id: Arc<RoomId>,
+    /// One pointer: the lobby hands out a clone for every request.
     shared: Arc<Shared>,
 }
 
 /// What a room's handles and its task share.
 struct Shared {
+    /// The room's id, set as the lobby names it.
+    id: OnceLock<RoomId>,
     /// The room and its span (what the room logs names it, whichever task runs it),
     /// until its task closes it.
     room: Mutex<Option<(RoomActor, tracing::Span)>>,
@@ -110,6 +110,7 @@ struct Shared {
 impl Shared {
     fn new() -> Arc<Shared> {
         Arc::new(Shared {
+            id: OnceLock::new(),
             room: Mutex::new(None),
             changed: tokio::sync::Notify::new(),
         })
@@ -138,6 +139,24 @@ impl Shared {
 }
 
 impl RoomHandle {
+    /// A handle on `shared`, the room `id`.
+    fn new(shared: &Arc<Shared>, id: RoomId) -> RoomHandle {
+        // Set once, here, before the handle exists.
+        let _ = shared.id.set(id);
+        RoomHandle {
+            shared: shared.clone(),
+        }
+    }
+
+    /// The room's id.
+    fn id(&self) -> RoomId {
+        self.shared
+            .id
+            .get()
+            .cloned()
+            .unwrap_or_else(|| RoomId(String::new()))
+    }
+
     /// Sends a request from `member`; on success the room has already queued its answer
     /// (a snapshot or chat line carrying `id`) to the requester, except for `Leave`,
     /// whose `left` the caller sends.
@@ -152,7 +171,7 @@ impl RoomHandle {
     ) -> Result<(), Refusal> {
         self.shared
             .with_room(|room| room.request(&member, id, request))
-            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id)))
+            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id())))
     }
 
     /// Re-attaches a resumed session; the room sends it a snapshot. False if the session
@@ -197,11 +216,8 @@ pub(crate) fn open(
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let room_id = context
         .lobby
-        .register(creator.session, |room_id| RoomHandle {
-            id: Arc::new(room_id),
-            shared: shared.clone(),
-        })
-        .map(|handle| RoomId::clone(&handle.id))
+        .register(creator.session, |room_id| RoomHandle::new(&shared, room_id))
+        .map(|handle| handle.id())
         .map_err(|cap| Refusal::new(ErrorCode::TooManyRooms, cap.to_string()))?;
     let first = Some((creator.session, id));
     let actor = RoomActor::new(room_id.clone(), spec, creator, context.clone());
@@ -250,10 +266,7 @@ pub(crate) fn restore(
         .room
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let handle = RoomHandle {
-        id: Arc::new(room_id.clone()),
-        shared: shared.clone(),
-    };
+    let handle = RoomHandle::new(&shared, room_id.clone());
     if !context
         .lobby
         .restore(room_id.clone(), table.creator(), handle)
