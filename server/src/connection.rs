@@ -20,7 +20,6 @@ use std::task::{Context, Poll};
 use futures_util::{SinkExt, StreamExt};
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
@@ -30,6 +29,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
 use crate::metrics;
+use crate::outbox;
 use crate::peer::{Attachment, Kick, Peer};
 use crate::state::ServerState;
 
@@ -165,7 +165,7 @@ pub(crate) async fn serve<S>(
         WebSocketStream::from_partially_read(socket, read, Role::Server, Some(ws_config)).await
     };
     let _open = metrics::websocket_opened();
-    let (outbound, queue) = mpsc::channel(config.outbound_queue.max(1));
+    let (outbound, queue) = outbox::channel(config.outbound_queue);
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
     let mut conn = Connection {
@@ -175,7 +175,6 @@ pub(crate) async fn serve<S>(
         state: state.clone(),
         outbound: Outbound {
             queue,
-            held: None,
             unflushed: false,
         },
     };
@@ -227,13 +226,7 @@ where
     };
     // A peer that stops reading blocks these writes: the farewell is bounded in time.
     let _ = tokio::time::timeout(FAREWELL_TIME, async {
-        let queued = std::iter::from_fn(|| {
-            outbound
-                .held
-                .take()
-                .or_else(|| outbound.queue.try_recv().ok())
-        });
-        for message in queued {
+        while let Some(message) = outbound.queue.try_recv() {
             let counted = message.is_text();
             ws.feed(message).await?;
             if counted {
@@ -281,9 +274,7 @@ where
 
 /// The connection's outbound queue, as the socket loop drains it.
 struct Outbound {
-    queue: mpsc::Receiver<Message>,
-    /// A frame taken from the queue by [`Outbound::disarm`], written before the rest.
-    held: Option<Message>,
+    queue: outbox::Receiver,
     /// Frames were handed to the WebSocket since the last flush.
     unflushed: bool,
 }
@@ -295,13 +286,7 @@ impl Outbound {
     /// for it would only poll the task once more, for nothing, after every other ready
     /// task had run. The next `poll_write` registers the waker again.
     fn disarm(&mut self) {
-        if self.held.is_some() {
-            return;
-        }
-        let mut idle = Context::from_waker(std::task::Waker::noop());
-        if let Poll::Ready(Some(message)) = self.queue.poll_recv(&mut idle) {
-            self.held = Some(message);
-        }
+        self.queue.disarm();
     }
 
     /// Moves everything queued into the WebSocket's write buffer and flushes it once: one
@@ -319,13 +304,8 @@ impl Outbound {
                 Poll::Ready(Err(e)) => return Poll::Ready(e),
                 Poll::Pending => return Poll::Pending,
             }
-            let next = match self.held.take() {
-                Some(message) => Poll::Ready(Some(message)),
-                None => self.queue.poll_recv(cx),
-            };
-            let Poll::Ready(Some(message)) = next else {
-                // Empty (or closed, which cannot happen while the connection holds a
-                // sender): flush what was handed over.
+            let Poll::Ready(message) = self.queue.poll_recv(cx) else {
+                // Empty: flush what was handed over.
                 break;
             };
             // Pings are transport, not messages.

@@ -36,6 +36,7 @@ mod http;
 mod listener;
 mod lobby;
 mod metrics;
+mod outbox;
 mod peer;
 #[cfg(test)]
 mod properties;

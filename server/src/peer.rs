@@ -6,9 +6,10 @@ use std::task::Poll;
 
 use futures_util::task::AtomicWaker;
 use inarow_protocol::{ByeReason, ServerFrame, ServerMessage, encode};
-use tokio::sync::mpsc::{self, error::TrySendError};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
+
+use crate::outbox::{self, TrySendError};
 
 /// Asks a connection to close with a reason; the first reason given wins.
 ///
@@ -97,18 +98,14 @@ pub(crate) struct Peer {
     /// The protocol version the connection's `hello` asked for: rooms send a version 2
     /// connection `moved` after a move, and a version 1 connection the whole snapshot.
     pub(crate) protocol: u32,
-    outbound: mpsc::Sender<Message>,
+    outbound: outbox::Sender,
     kick: Arc<Kick>,
 }
 
 impl Peer {
     /// A handle on a connection's queue and kick switch, speaking the oldest protocol
     /// until `hello` says otherwise ([`Peer::reissued`]).
-    pub(crate) fn new(
-        attachment: Attachment,
-        outbound: mpsc::Sender<Message>,
-        kick: Arc<Kick>,
-    ) -> Peer {
+    pub(crate) fn new(attachment: Attachment, outbound: outbox::Sender, kick: Arc<Kick>) -> Peer {
         Peer {
             attachment,
             protocol: inarow_protocol::PROTOCOL_VERSIONS[0],
@@ -153,11 +150,11 @@ impl Peer {
     pub(crate) fn send_raw(&self, message: Message) -> Result<(), Undelivered> {
         match self.outbound.try_send(message) {
             Ok(()) => Ok(()),
-            Err(TrySendError::Full(_)) => {
+            Err(TrySendError::Full) => {
                 self.kick.kick(ByeReason::TooSlow);
                 Err(Undelivered::TooSlow)
             }
-            Err(TrySendError::Closed(_)) => Err(Undelivered::Gone),
+            Err(TrySendError::Closed) => Err(Undelivered::Gone),
         }
     }
 }

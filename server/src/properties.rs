@@ -8,7 +8,6 @@ use std::time::Duration;
 use inarow_protocol::{ErrorCode, SeatPlan, SeatRequest, SessionId, decode_client};
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
@@ -110,7 +109,7 @@ fn input() -> impl Strategy<Value = String> {
 
 fn member(n: u128, name: &str) -> Member {
     // Queues big enough for every frame of a case: nobody reads them.
-    let (tx, rx) = mpsc::channel(4096);
+    let (tx, rx) = crate::outbox::channel(4096);
     std::mem::forget(rx);
     Member {
         session: SessionId(uuid::Uuid::from_u128(n)),
