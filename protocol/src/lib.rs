@@ -1040,13 +1040,13 @@ impl std::error::Error for DecodeError {}
 /// of whole numbers (`invalid_rules`, naming the field). It keeps the message's `id` when
 /// readable.
 pub fn decode_client(text: &str) -> Result<ClientFrame, DecodeError> {
-    // `play`, most of the traffic, first: by hand in its usual shape (`read`), else as a
-    // plain struct, without the buffering that serde's flattened, internally tagged enum
-    // does (a third of the cost). Same answer: anything these do not read (another type,
-    // an escaped `type`, a duplicate or mistyped field) goes on to the paths below, and
-    // what they read those read alike. (Frames without the word skip the struct: failing
-    // costs an error's allocation.)
-    if let Some(frame) = read::play(text) {
+    // `play`, most of the traffic, first, with the other messages of a game: by hand in
+    // their usual shape (`read`); `play` else as a plain struct, without the buffering
+    // that serde's flattened, internally tagged enum does (a third of the cost). Same
+    // answer: anything these do not read (another type, an escaped `type`, a duplicate or
+    // mistyped field) goes on to the paths below, and what they read those read alike.
+    // (Frames without the word skip the struct: failing costs an error's allocation.)
+    if let Some(frame) = read::frame(text) {
         return Ok(frame);
     }
     if text.contains("\"play\"")

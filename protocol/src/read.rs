@@ -1,23 +1,25 @@
-//! A hand-written reader for the one client message of every move, `play`, in the shape
-//! clients send it: an object of `type`, `room`, `ply`, `move` and an optional numeric
-//! `id`, in any order, with plain strings and whole numbers. Anything else (an escape in a
-//! string, an unknown or repeated field, a string id, a number that is not a plain whole
-//! number) is not read here: [`play`] returns `None` and [`crate::decode_client`] reads
-//! the text through serde as before, so the answer never depends on which path read it
+//! A hand-written reader for the client messages of every game: `play` (every move) and
+//! `rematch`, `resign`, `sync` and `leave`, in the shape clients send them: an object of
+//! `type`, `room`, for `play` also `ply` and `move`, and an optional numeric `id`, in any
+//! order, with plain strings and whole numbers. Anything else (an escape in a string, an
+//! unknown or repeated field, a string id, a number that is not a plain whole number) is
+//! not read here: [`frame`] returns `None` and [`crate::decode_client`] reads the text
+//! through serde as before, so the answer never depends on which path read it
 //! (`tests/properties.rs` checks both agree on random frames). serde_json's derived
 //! reader spent most of a `play`'s decoding matching field names and checking each
-//! string for escapes a second time.
+//! string for escapes a second time, and read the others through its buffering of
+//! internally tagged enums.
 
 use crate::{ClientFrame, ClientMessage, RequestId, RoomId};
 
-/// The `play` frame `text` holds, if it is in the plain shape above.
-pub(crate) fn play(text: &str) -> Option<ClientFrame> {
+/// The frame `text` holds, if it is one of the messages above in the plain shape.
+pub(crate) fn frame(text: &str) -> Option<ClientFrame> {
     let mut r = Reader {
         text,
         bytes: text.as_bytes(),
         at: 0,
     };
-    let (mut kind, mut room, mut ply, mut mv, mut id) = (false, None, None, None, None);
+    let (mut kind, mut room, mut ply, mut mv, mut id) = (None, None, None, None, None);
     r.skip_space();
     r.expect(b'{')?;
     loop {
@@ -27,12 +29,7 @@ pub(crate) fn play(text: &str) -> Option<ClientFrame> {
         r.expect(b':')?;
         r.skip_space();
         match key {
-            "type" if !kind => {
-                if r.string()? != "play" {
-                    return None;
-                }
-                kind = true;
-            }
+            "type" if kind.is_none() => kind = Some(r.string()?),
             "room" if room.is_none() => room = Some(r.string()?),
             "move" if mv.is_none() => mv = Some(r.string()?),
             "ply" if ply.is_none() => ply = Some(u32::try_from(r.whole()?).ok()?),
@@ -47,15 +44,26 @@ pub(crate) fn play(text: &str) -> Option<ClientFrame> {
         }
     }
     r.skip_space();
-    if !kind || r.at != r.bytes.len() {
+    if r.at != r.bytes.len() {
         return None;
     }
-    Some(ClientFrame {
-        message: ClientMessage::Play {
-            room: RoomId(room?.to_owned()),
-            ply: ply?,
-            mv: mv?.to_owned(),
+    let room = RoomId(room?.to_owned());
+    let message = match (kind?, ply, mv) {
+        ("play", Some(ply), Some(mv)) => ClientMessage::Play {
+            room,
+            ply,
+            mv: mv.to_owned(),
         },
+        // The others have no `ply` or `move`; serde ignores such unknown fields, and
+        // the general path answers them.
+        ("rematch", None, None) => ClientMessage::Rematch { room },
+        ("resign", None, None) => ClientMessage::Resign { room },
+        ("sync", None, None) => ClientMessage::Sync { room },
+        ("leave", None, None) => ClientMessage::Leave { room },
+        _ => return None,
+    };
+    Some(ClientFrame {
+        message,
         id: id.map(RequestId::Number),
     })
 }
