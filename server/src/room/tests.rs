@@ -439,6 +439,12 @@ async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
         .await
         .expect("the room actor ends by itself");
     assert_eq!(state.lobby.len(), 0);
+    // A handle kept from before finds no room.
+    assert_eq!(
+        code(room.request(ann.member.clone(), None, Request::Sync).await),
+        Some(ErrorCode::UnknownRoom)
+    );
+    assert!(!room.resume(ann.member.clone()).await);
 }
 
 #[tokio::test]
