@@ -39,6 +39,12 @@ use self::gate::{Gate, Rotation, Smallest};
 /// the empty tic-tac-toe board is solved in under 200 nodes.
 pub(crate) const PROBE_NODES: u64 = 2_000;
 
+/// The table a probe searches with: room for every node it may visit, twice over. (A
+/// table of [`Ai::DEFAULT_TABLE_BYTES`] for a probe meant zeroing 4 MiB at normal
+/// priority for every AI move on a big board, over a hundred times a second with the load
+/// benchmark's AI rooms.)
+const PROBE_TABLE_BYTES: usize = (2 * PROBE_NODES as usize).next_power_of_two() * 16;
+
 /// The least time a queued search is given however many seats wait: below it a search
 /// on a big board would play little better than the heuristic alone.
 pub(crate) const MIN_SHARE: Duration = Duration::from_millis(10);
@@ -209,6 +215,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         tokio::task::spawn_blocking(move || {
             run_at(Niceness::Normal);
             let mut ai = ai;
+            ai.set_table_bytes(PROBE_TABLE_BYTES);
             let limits = Limits {
                 time: Some(move_time),
                 nodes: Some(PROBE_NODES),
@@ -244,6 +251,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     let mut search = tokio::task::spawn_blocking(move || {
         run_at(Niceness::Idle);
         let mut ai = ai;
+        ai.set_table_bytes(Ai::DEFAULT_TABLE_BYTES);
         let limits = Limits {
             time: Some(move_time),
             nodes: None,

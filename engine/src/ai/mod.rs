@@ -444,6 +444,17 @@ impl Ai {
         self.solver = None;
     }
 
+    /// Changes the table's budget for the searches that follow (as
+    /// [`Ai::with_table_bytes`]); the current table is dropped. A search capped at a few
+    /// thousand nodes needs a few thousand entries: with megabytes it spends more on
+    /// zeroing the table (and on the memory traffic of doing so) than on searching.
+    pub fn set_table_bytes(&mut self, bytes: usize) {
+        if Table::new(bytes).bytes() != self.table.bytes() {
+            self.table = Table::new(bytes);
+            self.release_memory();
+        }
+    }
+
     /// Whether this AI values moves with the exact solver on `rules`.
     fn uses_solver(&self, rules: Rules) -> bool {
         self.level == Level::Perfect && grid::fits(rules)
@@ -1219,6 +1230,29 @@ mod tests {
         let again = ai.analyze(&position, &limits);
         assert_eq!(again.moves, fresh.moves);
         assert_eq!(again.nodes, fresh.nodes);
+    }
+
+    #[test]
+    fn a_new_table_budget_holds_from_the_next_search_and_gives_the_same_answers() {
+        let limits = Limits {
+            nodes: Some(2_000),
+            ..Limits::default()
+        };
+        for (rules, moves) in [(Rules::gomoku(), ""), (Rules::connect4(), "44455")] {
+            let position = Position::from_column_digits(rules, moves)
+                .or_else(|_| Ok::<_, ()>(Position::new(rules)))
+                .expect("a position");
+            let mut ai = Ai::new(Level::Perfect, 5);
+            ai.set_table_bytes(64 << 10);
+            let small = ai.think(&position, &limits);
+            assert_eq!(ai.table.bytes(), 64 << 10, "{rules:?}");
+            ai.set_table_bytes(Ai::DEFAULT_TABLE_BYTES);
+            ai.think(&position, &limits);
+            assert_eq!(ai.table.bytes(), Ai::DEFAULT_TABLE_BYTES);
+            // The same moves' values either way: 2,000 nodes fit both tables.
+            let fresh = Ai::new(Level::Perfect, 5).think(&position, &limits);
+            assert_eq!(small.moves, fresh.moves, "{rules:?}");
+        }
     }
 
     #[test]
