@@ -14,11 +14,7 @@ use crate::{ClientFrame, ClientMessage, RequestId, RoomId};
 
 /// The frame `text` holds, if it is one of the messages above in the plain shape.
 pub(crate) fn frame(text: &str) -> Option<ClientFrame> {
-    let mut r = Reader {
-        text,
-        bytes: text.as_bytes(),
-        at: 0,
-    };
+    let mut r = Reader { text, at: 0 };
     let (mut kind, mut room, mut ply, mut mv, mut id) = (None, None, None, None, None);
     r.skip_space();
     r.expect(b'{')?;
@@ -44,7 +40,7 @@ pub(crate) fn frame(text: &str) -> Option<ClientFrame> {
         }
     }
     r.skip_space();
-    if r.at != r.bytes.len() {
+    if r.at != r.text.len() {
         return None;
     }
     let room = RoomId(room?.to_owned());
@@ -71,13 +67,12 @@ pub(crate) fn frame(text: &str) -> Option<ClientFrame> {
 /// A cursor over the text's bytes.
 struct Reader<'a> {
     text: &'a str,
-    bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
     fn next(&mut self) -> Option<u8> {
-        let b = *self.bytes.get(self.at)?;
+        let b = *self.text.as_bytes().get(self.at)?;
         self.at += 1;
         Some(b)
     }
@@ -88,7 +83,7 @@ impl<'a> Reader<'a> {
 
     /// JSON's whitespace: space, tab, line feed, carriage return.
     fn skip_space(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.as_bytes().get(self.at) {
             self.at += 1;
         }
     }
@@ -96,7 +91,7 @@ impl<'a> Reader<'a> {
     /// A string without escapes or control characters (which JSON forbids raw).
     fn string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
-        let rest = self.bytes.get(self.at..)?;
+        let rest = self.text.as_bytes().get(self.at..)?;
         let len = rest
             .iter()
             .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
@@ -116,14 +111,14 @@ impl<'a> Reader<'a> {
     fn whole(&mut self) -> Option<u64> {
         let start = self.at;
         let mut n: u64 = 0;
-        while let Some(&b) = self.bytes.get(self.at)
+        while let Some(&b) = self.text.as_bytes().get(self.at)
             && b.is_ascii_digit()
         {
             n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
             self.at += 1;
         }
         let digits = self.at - start;
-        let leading_zero = digits > 1 && self.bytes[start] == b'0';
+        let leading_zero = digits > 1 && self.text.as_bytes()[start] == b'0';
         (digits > 0 && !leading_zero).then_some(n)
     }
 }

@@ -36,14 +36,14 @@ pub fn encode_message(message: &ServerMessage, capacity: usize) -> String {
 
 fn moved(out: &mut String, event: &MoveEvent) {
     out.push_str("{\"type\":\"moved\",\"room\":");
-    push_str(out, &event.room.0);
+    push_json_str(out, &event.room.0);
     push_number(out, ",\"seq\":", event.seq);
     push_number(out, ",\"game\":", u64::from(event.game));
     push_number(out, ",\"ply\":", u64::from(event.ply));
     out.push_str(",\"move\":");
-    push_str(out, &event.mv);
+    push_json_str(out, &event.mv);
     out.push_str(",\"cell\":");
-    push_str(out, &event.cell);
+    push_json_str(out, &event.cell);
     out.push_str(",\"by\":");
     out.push_str(mark(event.by));
     out.push_str(",\"status\":");
@@ -53,9 +53,9 @@ fn moved(out: &mut String, event: &MoveEvent) {
 
 fn snapshot(out: &mut String, room: &RoomSnapshot) {
     out.push_str("{\"id\":");
-    push_str(out, &room.id.0);
+    push_json_str(out, &room.id.0);
     out.push_str(",\"name\":");
-    push_str(out, &room.name);
+    push_json_str(out, &room.name);
     out.push_str(",\"rules\":");
     rules(out, room.rules);
     push_bool(out, ",\"private\":", room.private);
@@ -80,7 +80,7 @@ fn snapshot(out: &mut String, room: &RoomSnapshot) {
     status(out, &room.status);
     if let Some(last) = &room.last_move {
         out.push_str(",\"last_move\":");
-        push_str(out, last);
+        push_json_str(out, last);
     }
     out.push_str(",\"spectators\":");
     push_strs(out, &room.spectators);
@@ -110,7 +110,7 @@ fn seat(out: &mut String, seat: &SeatInfo) {
             connected,
         } => {
             out.push_str("{\"kind\":\"human\",\"name\":");
-            push_str(out, name);
+            push_json_str(out, name);
             out.push_str(",\"session\":\"");
             out.push_str(
                 session
@@ -188,16 +188,17 @@ fn push_strs(out: &mut String, items: &[String]) {
         if i > 0 {
             out.push(',');
         }
-        push_str(out, item);
+        push_json_str(out, item);
     }
     out.push(']');
 }
 
-/// `text` as a JSON string: as it is between quotes when nothing in it needs escaping (room
-/// ids, notation and board rows never do, most names do not), else as serde_json escapes
-/// it. serde_json escapes control characters, quotes and backslashes, nothing else: other
-/// characters, DEL and non-ASCII included, are written as they are.
-fn push_str(out: &mut String, text: &str) {
+/// Appends `text` as a JSON string, exactly as serde_json (and so [`encode`]) writes it: as
+/// it is between quotes when nothing in it needs escaping (room ids, notation and board
+/// rows never do, most names do not), else through serde_json. serde_json escapes control
+/// characters, quotes and backslashes, nothing else: other characters, DEL and non-ASCII
+/// included, are written as they are.
+pub fn push_json_str(out: &mut String, text: &str) {
     if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
         out.push('"');
         out.push_str(text);

@@ -544,11 +544,9 @@ impl Running {
 /// deserted for too long or the server shuts down; then closes it. Requests do not come
 /// here: they run on the requester's task ([`super::RoomHandle`]).
 pub(super) async fn run(shared: Arc<Shared>) {
-    let Some(Some(mut answers)) = shared.with_room(RoomActor::take_answers) else {
-        return;
-    };
-    let Some((shutdown, id, lobby)) = shared.with_room(|room| {
+    let Some((Some(mut answers), shutdown, id, lobby)) = shared.with_room(|room| {
         (
+            room.take_answers(),
             room.shutdown.clone(),
             room.id().clone(),
             room.context.lobby.clone(),

@@ -1,11 +1,9 @@
 //! Finished games in the database: the row a room hands to the writer, and the queries
 //! `history` and `game` answer from.
 
-use std::fmt::Write as _;
-
 use inarow_protocol::{
     GameId, GameStatus, GameSummary, Level, Mark, OpponentTally, PlayedMove, PlayerRecord,
-    PlayerRef, RoomId, Rules, Tally,
+    PlayerRef, RoomId, Rules, Tally, push_json_str,
 };
 use rusqlite::types::{Type, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
@@ -261,7 +259,8 @@ fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
 /// A game's moves as the text of its `moves` column: a JSON array with one
 /// `[move, cell, by, ms]` array per move, in order, written compactly so that it is
 /// exactly the text migration 3's `json_group_array(json_array(..))` made of the moves
-/// table. Built by hand into one string: this runs for every game that ends, and going
+/// table (serde_json's escaping, which `push_json_str` follows, is SQLite's `json_quote`'s:
+/// tested). Built by hand into one string: this runs for every game that ends, and going
 /// through `serde_json::Value` would allocate for every move.
 pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
     // Per move: brackets, quotes, commas and the mark (13 bytes) and a time of up to 7
@@ -277,9 +276,9 @@ pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
             out.push(',');
         }
         out.push('[');
-        push_json_string(&mut out, &played.mv);
+        push_json_str(&mut out, &played.mv);
         out.push(',');
-        push_json_string(&mut out, &played.cell);
+        push_json_str(&mut out, &played.cell);
         out.push_str(match played.by {
             Mark::X => ",\"X\",",
             Mark::O => ",\"O\",",
@@ -289,38 +288,6 @@ pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
     }
     out.push(']');
     out
-}
-
-/// Appends `text` as a JSON string. Notation is ASCII letters and digits, which pass
-/// through as they are; a quote, a backslash or a control character is escaped as
-/// SQLite's `json_quote` escapes it (short forms where JSON has them, else `\u00xx`),
-/// so the two never disagree on the text of the same moves.
-fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    let mut start = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        let short = match byte {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'\n' => 'n',
-            b'\r' => 'r',
-            b'\t' => 't',
-            0x08 => 'b',
-            0x0c => 'f',
-            0x00..=0x1f => 'u',
-            _ => continue,
-        };
-        // Every escaped byte is ASCII, so `i` is a char boundary.
-        out.push_str(&text[start..i]);
-        out.push('\\');
-        out.push(short);
-        if short == 'u' {
-            let _ = write!(out, "{byte:04x}");
-        }
-        start = i + 1;
-    }
-    out.push_str(&text[start..]);
-    out.push('"');
 }
 
 /// Inserts `game`: one row, its moves a JSON column ([`moves_json`]). A game's moves are
