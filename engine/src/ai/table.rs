@@ -59,7 +59,9 @@ impl Table {
     }
 
     /// Empties the table and sizes it for `rules`: the full budget, or less on a board
-    /// with few positions (3×3 has under 20,000).
+    /// with few positions (3×3 has under 20,000). The AI picks a part of the budget
+    /// (`prepare_within`); tests take the whole.
+    #[cfg(test)]
     pub fn prepare(&mut self, rules: Rules) {
         self.prepare_within(rules, self.bytes());
     }
@@ -89,6 +91,12 @@ impl Table {
     /// Frees the entries; the next [`Table::prepare`] allocates them again.
     pub fn release(&mut self) {
         self.entries = Vec::new();
+    }
+
+    /// Bytes the table holds now (none before the first `prepare` and after `release`).
+    #[cfg(test)]
+    pub fn allocated_bytes(&self) -> usize {
+        self.entries.len() * Self::ENTRY_BYTES
     }
 
     /// Size in bytes of the budget.
