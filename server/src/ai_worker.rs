@@ -14,6 +14,9 @@
 //! short (through its cancel flag, which makes the engine answer its best move so far)
 //! when the load grows after it started. A search the engine proves ends at once.
 //!
+//! Every AI thread, probing or searching, runs in the `SCHED_IDLE` class (`run_idle`):
+//! people's moves, carried by the runtime's threads, never wait for AI work.
+//!
 //! Jobs are tagged so that a room can ignore a stale answer; the room cancels a job by
 //! its flag.
 
@@ -213,7 +216,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         pass.ready().await;
         let (position, cancel) = (position.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
-            run_at(Niceness::Normal);
+            run_idle();
             let mut ai = ai;
             ai.set_table_bytes(PROBE_TABLE_BYTES);
             let limits = Limits {
@@ -249,7 +252,7 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     let mut load = shared.searches.load();
     let stop = cancel.clone();
     let mut search = tokio::task::spawn_blocking(move || {
-        run_at(Niceness::Idle);
+        run_idle();
         let mut ai = ai;
         ai.set_table_bytes(Ai::DEFAULT_TABLE_BYTES);
         let limits = Limits {
@@ -297,83 +300,40 @@ fn evaluate(ai: &mut Ai, priority: Priority, position: &Position, limits: &Limit
     }
 }
 
-/// How a blocking-pool thread runs AI work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Niceness {
-    /// Probes: short, and a person may be waiting on one.
-    Normal,
-    /// Full searches: in the `SCHED_IDLE` class, they use CPU that nothing else wants
-    /// and never delay the runtime's threads, which carry every person's moves.
-    Idle,
-}
-
 /// Puts the calling thread (one of tokio's blocking pool, which in this server runs only
-/// AI work) in the class `niceness` asks for, if it is not there already. Only on Linux;
-/// elsewhere, or if the system refuses, the thread stays as it is (an unprivileged
-/// process may not leave `SCHED_IDLE` again: its probes then run idle too).
-fn run_at(niceness: Niceness) {
+/// AI work) in the `SCHED_IDLE` class, once: AI work, probes as well as full searches,
+/// uses the CPU that the runtime's threads, which carry every person's moves, leave.
+///
+/// Probes ran at normal priority until the load benchmark showed what that costs: with a
+/// search on one of two cores, people's round trips beside 90 AI rooms had a p99 about
+/// twice their p99 alone, and with every AI thread idle (and the gomoku table within a
+/// core's cache, see the engine) they stay near it. A probe is short, so an idle one still
+/// answers in milliseconds unless people's moves take every core, and then they should
+/// go first. Only on Linux; elsewhere, or if the system refuses, the thread stays as it is.
+fn run_idle() {
     thread_local! {
-        static CURRENT: std::cell::Cell<Niceness> = const { std::cell::Cell::new(Niceness::Normal) };
+        static DONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
-    if CURRENT.with(std::cell::Cell::get) == niceness {
+    if DONE.get() {
         return;
     }
+    // Once whatever the answer: a refusal would be the same on every job.
+    DONE.set(true);
     #[cfg(target_os = "linux")]
     {
         use thread_priority::{
             NormalThreadSchedulePolicy, ThreadPriority, ThreadSchedulePolicy,
             set_thread_priority_and_policy, thread_native_id,
         };
-        thread_local! {
-            /// The thread's nice value before its first search, which is the process's
-            /// (`nice -n 10 inarow-server` starts every thread at 10): probes go back
-            /// to it, not to 0.
-            static BASE: Option<i32> = own_nice();
-        }
-        let base = BASE.with(|base| *base);
-        let (policy, priority) = match niceness {
-            Niceness::Normal => match base.and_then(crossplatform_for) {
-                Some(value) => (
-                    NormalThreadSchedulePolicy::Other,
-                    ThreadPriority::Crossplatform(value),
-                ),
-                None => return,
-            },
-            Niceness::Idle => (NormalThreadSchedulePolicy::Idle, ThreadPriority::Min),
-        };
         let set = set_thread_priority_and_policy(
             thread_native_id(),
-            priority,
-            ThreadSchedulePolicy::Normal(policy),
+            ThreadPriority::Min,
+            ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle),
         );
-        match set {
-            Ok(()) => CURRENT.with(|current| current.set(niceness)),
-            Err(e) => tracing::debug!(error = ?e, ?niceness, "AI thread priority unchanged"),
+        if let Err(e) = set {
+            tracing::debug!(error = ?e, "AI thread priority unchanged");
         }
     }
-}
-
-/// The calling thread's nice value, from procfs.
-#[cfg(target_os = "linux")]
-fn own_nice() -> Option<i32> {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // After the name (which may hold spaces) come the fields from the third on; nice is
-    // the nineteenth.
-    let fields = &stat[stat.rfind(')')? + 2..];
-    fields.split(' ').nth(16)?.parse().ok()
-}
-
-/// The `thread-priority` crate's 0..=99 value that it sets as nice `nice` under the
-/// normal policies: it maps the scale linearly onto nice 19 down to -20, rounding down
-/// (46 to 48 are 0). The tests set every value this gives and read the nice back.
-#[cfg(target_os = "linux")]
-fn crossplatform_for(nice: i32) -> Option<thread_priority::ThreadPriorityValue> {
-    (0..=99u8)
-        .find(|&p| {
-            let ratio = 1.0 - f32::from(p) / 99.0;
-            (39.0 * ratio) as i32 - 20 == nice
-        })
-        .and_then(|p| p.try_into().ok())
 }
 
 #[cfg(test)]
