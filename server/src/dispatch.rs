@@ -153,6 +153,8 @@ pub(crate) struct Handler {
     session: Option<SessionId>,
     /// The display name given in `hello`.
     name: String,
+    /// The room of the last room request, and its handle (see `room_request`).
+    last_room: Option<(RoomId, room::RoomHandle)>,
 }
 
 impl Handler {
@@ -173,6 +175,7 @@ impl Handler {
             ip,
             session: None,
             name: String::new(),
+            last_room: None,
         }
     }
 
@@ -386,7 +389,7 @@ impl Handler {
 
     /// Hands a request to its room and keeps the session's list of rooms up to date.
     async fn room_request(
-        &self,
+        &mut self,
         session: SessionId,
         room: RoomId,
         id: Option<RequestId>,
@@ -402,20 +405,40 @@ impl Handler {
         } else {
             RoomId(typed.to_ascii_lowercase())
         };
-        let Some(handle) = state.lobby.get(&room) else {
-            state.sessions.exit(session, &room);
-            self.refuse(id, Refusal::unknown_room(&room));
-            return;
-        };
         let membership = match &request {
             Request::Join { .. } => Some(true),
             Request::Leave => Some(false),
             _ => None,
         };
-        match handle
-            .request(self.member(session), id.clone(), request)
-            .await
-        {
+        // The room this connection spoke to last is asked without the lobby: a move then
+        // neither takes the lobby's lock nor reads its map, which with many rooms open
+        // was a cache miss on every move. If that room has closed since, the id may name
+        // a new room: the lobby says.
+        let mut cached = match &self.last_room {
+            Some((last, handle)) if *last == room => Some(handle.clone()),
+            _ => None,
+        };
+        let member = self.member(session);
+        let mut request = request;
+        let outcome = loop {
+            let from_cache = cached.is_some();
+            let Some(handle) = cached.take().or_else(|| state.lobby.get(&room)) else {
+                state.sessions.exit(session, &room);
+                self.refuse(id, Refusal::unknown_room(&room));
+                return;
+            };
+            match handle.try_request(&member, id.clone(), request) {
+                Ok(outcome) => {
+                    if !from_cache {
+                        self.last_room = Some((room.clone(), handle));
+                    }
+                    break outcome;
+                }
+                Err(back) if from_cache => request = back,
+                Err(_) => break Err(Refusal::unknown_room(&room)),
+            }
+        };
+        match outcome {
             Ok(()) => match membership {
                 Some(true) => state.sessions.enter(session, &room),
                 Some(false) => {

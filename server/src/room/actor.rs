@@ -347,8 +347,12 @@ impl RoomActor {
         Some(id)
     }
 
-    /// Updates the room's listing in the lobby.
+    /// Updates the room's listing in the lobby. A private room is never listed: its
+    /// listing keeps the empty summary the lobby gave it, with no lock taken per move.
     fn publish(&self) {
+        if self.table.private() {
+            return;
+        }
         self.context
             .lobby
             .publish(self.table.id(), self.table.summary());

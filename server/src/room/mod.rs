@@ -162,16 +162,38 @@ impl RoomHandle {
     /// whose `left` the caller sends.
     ///
     /// # Errors
-    /// The room's refusal, or `unknown_room` if the room has closed.
+    /// The room's refusal, or `unknown_room` if the room has closed. (The tests' way in;
+    /// connections use [`RoomHandle::try_request`].)
+    #[cfg(test)]
     pub(crate) async fn request(
         &self,
         member: Member,
         id: Option<RequestId>,
         request: Request,
     ) -> Result<(), Refusal> {
+        self.try_request(&member, id, request)
+            .unwrap_or_else(|_| Err(Refusal::unknown_room(&self.id())))
+    }
+
+    /// As [`RoomHandle::request`], except that if the room has closed the request comes
+    /// back untouched (`Err`), for the caller to take to whichever room has the id now.
+    pub(crate) fn try_request(
+        &self,
+        member: &Member,
+        id: Option<RequestId>,
+        request: Request,
+    ) -> Result<Result<(), Refusal>, Request> {
+        let mut request = Some(request);
         self.shared
-            .with_room(|room| room.request(&member, id, request))
-            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id())))
+            .with_room(|room| {
+                let request = request.take().expect("the room runs the request once");
+                room.request(member, id, request)
+            })
+            .ok_or_else(|| {
+                request
+                    .take()
+                    .expect("a closed room never took the request")
+            })
     }
 
     /// Re-attaches a resumed session; the room sends it a snapshot. False if the session

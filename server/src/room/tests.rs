@@ -444,6 +444,11 @@ async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
         code(room.request(ann.member.clone(), None, Request::Sync).await),
         Some(ErrorCode::UnknownRoom)
     );
+    // ...and gives the request back, for the connection to take to the lobby.
+    assert!(matches!(
+        room.try_request(&ann.member, None, Request::Sync),
+        Err(Request::Sync)
+    ));
     assert!(!room.resume(ann.member.clone()).await);
 }
 
