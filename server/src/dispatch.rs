@@ -393,7 +393,7 @@ impl Handler {
         session: SessionId,
         room: RoomId,
         id: Option<RequestId>,
-        request: Request,
+        mut request: Request,
     ) {
         let state = &self.state;
         // Invite codes are read out and typed: accept them in any case, with stray spaces.
@@ -419,7 +419,6 @@ impl Handler {
             _ => None,
         };
         let member = self.member(session);
-        let mut request = request;
         let outcome = loop {
             let from_cache = cached.is_some();
             let Some(handle) = cached.take().or_else(|| state.lobby.get(&room)) else {

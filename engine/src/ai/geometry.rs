@@ -12,6 +12,18 @@ pub(crate) const RESTRICT_CELLS: u32 = 49;
 /// search is affordable and can prove its result.
 pub(crate) const RESTRICT_EMPTY: u32 = 25;
 
+/// Whether the search skips cells far from the stones on a board of `rules` with
+/// `stones` stones (the rule [`Geometry::restricts`] applies with the geometry built).
+pub(crate) fn restricts(rules: Rules, stones: u32) -> bool {
+    restricted_board(rules) && rules.cells().saturating_sub(stones) > RESTRICT_EMPTY
+}
+
+/// Whether a board of `rules` is big and open enough that the search skips far cells
+/// (early in a game: see [`restricts`]).
+fn restricted_board(rules: Rules) -> bool {
+    !rules.gravity() && rules.cells() >= RESTRICT_CELLS
+}
+
 /// Most symmetries of a board: the 8 of a square.
 pub(crate) const MAX_SYMMETRIES: usize = 8;
 
@@ -139,7 +151,7 @@ impl<B: Bits> Geometry<B> {
             bottom,
             steps,
             window_starts,
-            restrict: !rules.gravity() && width * height >= RESTRICT_CELLS,
+            restrict: restricted_board(rules),
             symmetries: transforms.len(),
             used,
             map,

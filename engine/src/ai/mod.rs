@@ -483,14 +483,9 @@ impl Ai {
     fn table_budget(&self, position: &Position) -> usize {
         let rules = position.rules();
         let stones = u32::try_from(position.ply()).unwrap_or(u32::MAX);
-        let empty = rules.cells().saturating_sub(stones);
         if self.uses_solver(rules) {
             FALLBACK_TABLE_BYTES
-        } else if !rules.gravity()
-            && rules.k() >= 5
-            && rules.cells() >= geometry::RESTRICT_CELLS
-            && empty > geometry::RESTRICT_EMPTY
-        {
+        } else if rules.k() >= 5 && geometry::restricts(rules, stones) {
             OPEN_BOARD_TABLE_BYTES.min(self.table.bytes())
         } else {
             self.table.bytes()

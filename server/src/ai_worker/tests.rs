@@ -170,9 +170,9 @@ fn the_budget_is_shared_once_more_seats_wait_than_there_are_workers() {
     assert_eq!(share(tiny, 100), tiny, "nor above the budget");
 }
 
-/// The scheduling policy and nice value of the calling thread, from procfs.
+/// The scheduling policy of the calling thread, from procfs.
 #[cfg(target_os = "linux")]
-fn policy_and_nice() -> (u64, i64) {
+fn policy() -> u64 {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("procfs");
     let fields: Vec<&str> = stat
         .rsplit_once(')')
@@ -180,10 +180,8 @@ fn policy_and_nice() -> (u64, i64) {
         .1
         .split_whitespace()
         .collect();
-    // After the name: nice is field 19 of stat, policy field 41 (1-based, name = 2).
-    let nice = fields[16].parse().expect("nice");
-    let policy = fields[38].parse().expect("policy");
-    (policy, nice)
+    // After the name: the policy is field 41 of stat (1-based, name = 2).
+    fields[38].parse().expect("policy")
 }
 
 #[cfg(target_os = "linux")]
@@ -192,15 +190,11 @@ fn ai_work_runs_idle() {
     std::thread::spawn(|| {
         const SCHED_OTHER: u64 = 0;
         const SCHED_IDLE: u64 = 5;
-        assert_eq!(
-            policy_and_nice().0,
-            SCHED_OTHER,
-            "a new thread starts normal"
-        );
+        assert_eq!(policy(), SCHED_OTHER, "a new thread starts normal");
         run_idle();
-        assert_eq!(policy_and_nice().0, SCHED_IDLE);
+        assert_eq!(policy(), SCHED_IDLE);
         run_idle();
-        assert_eq!(policy_and_nice().0, SCHED_IDLE, "and stays idle");
+        assert_eq!(policy(), SCHED_IDLE, "and stays idle");
     })
     .join()
     .expect("the thread checks pass");
