@@ -286,14 +286,20 @@ impl Cell {
     /// than the rest of building it.
     pub fn notation(self) -> String {
         let mut text = String::with_capacity(4);
-        text.push(column_letter(self.col));
+        self.push_notation(&mut text);
+        text
+    }
+
+    /// Appends the cell in notation to `out`: [`Cell::notation`] without a string of its
+    /// own, for text made of many cell names (a snapshot's moves and legal moves).
+    pub fn push_notation(self, out: &mut String) {
+        out.push(column_letter(self.col));
         let row = u32::from(self.row) + 1;
         for (place, shown) in [(100, row >= 100), (10, row >= 10), (1, true)] {
             if shown {
-                text.push(char::from(b'0' + (row / place % 10) as u8));
+                out.push(char::from(b'0' + (row / place % 10) as u8));
             }
         }
-        text
     }
 }
 
@@ -319,6 +325,14 @@ impl Move {
         match self {
             Move::Cell(cell) => cell.notation(),
             Move::Column(col) => String::from(column_letter(col)),
+        }
+    }
+
+    /// Appends the move in notation to `out` (see [`Cell::push_notation`]).
+    pub fn push_notation(self, out: &mut String) {
+        match self {
+            Move::Cell(cell) => cell.push_notation(out),
+            Move::Column(col) => out.push(column_letter(col)),
         }
     }
 }

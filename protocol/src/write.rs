@@ -4,12 +4,18 @@
 //! `tests/properties.rs` check it on random values); serde_json escapes every key and
 //! scans every string on the way, which made these two the largest part of a move's cost.
 //!
+//! A snapshot is written from a [`RoomSource`]: a [`RoomSnapshot`], or a server's own
+//! record of the room, which then never builds the snapshot's strings (every cell name of
+//! the moves played and the legal moves, every board row) only to copy them out again.
+//!
 //! The field order is the struct's declaration order, as serde writes it: a field added to
 //! [`RoomSnapshot`] or [`MoveEvent`] must be added here too, which the property tests
 //! catch (their values would no longer decode the same).
 
+use std::borrow::Cow;
+
 use crate::{
-    GameId, GameStatus, Level, Mark, MoveEvent, Occupant, RoomSnapshot, Rules, SeatInfo,
+    GameId, GameStatus, Level, Mark, MoveEvent, Occupant, RoomId, RoomSnapshot, Rules, SeatInfo,
     ServerMessage, encode, encode_with_capacity,
 };
 
@@ -23,15 +29,154 @@ pub fn encode_message(message: &ServerMessage, capacity: usize) -> String {
             moved(&mut out, event);
             out
         }
-        ServerMessage::Room { room } => {
-            let mut out = String::with_capacity(capacity);
-            out.push_str("{\"type\":\"room\",\"room\":");
-            snapshot(&mut out, room);
-            out.push('}');
-            out
-        }
+        ServerMessage::Room { room } => encode_room(room.as_ref(), capacity),
         other => encode_with_capacity(other, capacity),
     }
+}
+
+/// The `room` message of the snapshot `room` gives, as [`encode_message`] spells
+/// `ServerMessage::Room` of the same snapshot, into a buffer of `capacity` bytes to begin
+/// with.
+pub fn encode_room(room: &impl RoomSource, capacity: usize) -> String {
+    let mut out = String::with_capacity(capacity);
+    out.push_str("{\"type\":\"room\",\"room\":");
+    snapshot(&mut out, room);
+    out.push('}');
+    out
+}
+
+/// A room snapshot as [`encode_room`] reads it: a [`RoomSnapshot`], or whatever a server
+/// keeps a room as. The lists are pushed into a [`Strs`], so their strings need not exist
+/// beforehand; each method is called once per snapshot written.
+pub trait RoomSource {
+    /// The snapshot's single values.
+    fn fields(&self) -> RoomFields<'_>;
+    /// The two seats, X first.
+    fn seats(&self) -> Cow<'_, [SeatInfo]>;
+    /// The board's rows, top row first.
+    fn board(&self, rows: &mut Strs<'_>);
+    /// The moves played, oldest first.
+    fn moves(&self, moves: &mut Strs<'_>);
+    /// The legal moves; none when nobody may move.
+    fn legal_moves(&self, moves: &mut Strs<'_>);
+    /// The game's status.
+    fn status(&self) -> Cow<'_, GameStatus>;
+    /// The cell of the last stone placed: at most one push, none before the first move.
+    fn last_move(&self, cell: &mut Strs<'_>);
+    /// Names of the spectators.
+    fn spectators(&self, names: &mut Strs<'_>);
+}
+
+/// The single values of a room snapshot, as in [`RoomSnapshot`].
+#[derive(Debug, Clone, Copy)]
+pub struct RoomFields<'a> {
+    /// The room id.
+    pub id: &'a RoomId,
+    /// Display name.
+    pub name: &'a str,
+    /// The rules played.
+    pub rules: Rules,
+    /// Hidden from the lobby.
+    pub private: bool,
+    /// Players may analyse while the game is on.
+    pub hints: bool,
+    /// The room's event sequence number.
+    pub seq: u64,
+    /// Which game of the room this is.
+    pub game: u32,
+    /// Number of moves played.
+    pub ply: u32,
+    /// The id of the room's last finished game, once one has ended.
+    pub last_game: Option<GameId>,
+}
+
+impl RoomSource for RoomSnapshot {
+    fn fields(&self) -> RoomFields<'_> {
+        RoomFields {
+            id: &self.id,
+            name: &self.name,
+            rules: self.rules,
+            private: self.private,
+            hints: self.hints,
+            seq: self.seq,
+            game: self.game,
+            ply: self.ply,
+            last_game: self.last_game,
+        }
+    }
+    fn seats(&self) -> Cow<'_, [SeatInfo]> {
+        Cow::Borrowed(&self.seats)
+    }
+    fn board(&self, rows: &mut Strs<'_>) {
+        rows.extend(&self.board);
+    }
+    fn moves(&self, moves: &mut Strs<'_>) {
+        moves.extend(&self.moves);
+    }
+    fn legal_moves(&self, moves: &mut Strs<'_>) {
+        moves.extend(&self.legal_moves);
+    }
+    fn status(&self) -> Cow<'_, GameStatus> {
+        Cow::Borrowed(&self.status)
+    }
+    fn last_move(&self, cell: &mut Strs<'_>) {
+        cell.extend(&self.last_move);
+    }
+    fn spectators(&self, names: &mut Strs<'_>) {
+        names.extend(&self.spectators);
+    }
+}
+
+/// Strings written as JSON, one after another with commas between, into the text being
+/// encoded: the items of an array, or the value of an optional field.
+pub struct Strs<'a> {
+    out: &'a mut String,
+    empty: bool,
+}
+
+impl Strs<'_> {
+    /// Writes `text` as the next string.
+    pub fn push(&mut self, text: &str) {
+        self.separate();
+        push_json_str(self.out, text);
+    }
+
+    /// Writes every item of `items`.
+    pub fn extend<S: AsRef<str>>(&mut self, items: impl IntoIterator<Item = S>) {
+        for item in items {
+            self.push(item.as_ref());
+        }
+    }
+
+    /// Writes the next string as `write` appends it to the buffer it is given, without
+    /// building it first. Escaped as [`Strs::push`] would if it needs to be.
+    pub fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+        self.separate();
+        self.out.push('"');
+        let start = self.out.len();
+        write(self.out);
+        if self.out[start..].bytes().all(plain) {
+            self.out.push('"');
+        } else {
+            let text = self.out.split_off(start);
+            self.out.truncate(start - 1);
+            push_json_str(self.out, &text);
+        }
+    }
+
+    fn separate(&mut self) {
+        if !self.empty {
+            self.out.push(',');
+        }
+        self.empty = false;
+    }
+}
+
+/// Writes a JSON array of the strings `fill` pushes.
+fn push_array(out: &mut String, fill: impl FnOnce(&mut Strs<'_>)) {
+    out.push('[');
+    fill(&mut Strs { out, empty: true });
+    out.push(']');
 }
 
 fn moved(out: &mut String, event: &MoveEvent) {
@@ -51,40 +196,45 @@ fn moved(out: &mut String, event: &MoveEvent) {
     out.push('}');
 }
 
-fn snapshot(out: &mut String, room: &RoomSnapshot) {
+fn snapshot(out: &mut String, room: &impl RoomSource) {
+    let fields = room.fields();
     out.push_str("{\"id\":");
-    push_json_str(out, &room.id.0);
+    push_json_str(out, &fields.id.0);
     out.push_str(",\"name\":");
-    push_json_str(out, &room.name);
+    push_json_str(out, fields.name);
     out.push_str(",\"rules\":");
-    rules(out, room.rules);
-    push_bool(out, ",\"private\":", room.private);
-    push_bool(out, ",\"hints\":", room.hints);
-    push_number(out, ",\"seq\":", room.seq);
-    push_number(out, ",\"game\":", u64::from(room.game));
+    rules(out, fields.rules);
+    push_bool(out, ",\"private\":", fields.private);
+    push_bool(out, ",\"hints\":", fields.hints);
+    push_number(out, ",\"seq\":", fields.seq);
+    push_number(out, ",\"game\":", u64::from(fields.game));
     out.push_str(",\"seats\":[");
-    for (i, s) in room.seats.iter().enumerate() {
+    for (i, s) in room.seats().iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         seat(out, s);
     }
     out.push_str("],\"board\":");
-    push_strs(out, &room.board);
+    push_array(out, |rows| room.board(rows));
     out.push_str(",\"moves\":");
-    push_strs(out, &room.moves);
-    push_number(out, ",\"ply\":", u64::from(room.ply));
+    push_array(out, |moves| room.moves(moves));
+    push_number(out, ",\"ply\":", u64::from(fields.ply));
     out.push_str(",\"legal_moves\":");
-    push_strs(out, &room.legal_moves);
+    push_array(out, |moves| room.legal_moves(moves));
     out.push_str(",\"status\":");
-    status(out, &room.status);
-    if let Some(last) = &room.last_move {
-        out.push_str(",\"last_move\":");
-        push_json_str(out, last);
+    status(out, &room.status());
+    // Written only if the source gives a cell: the key is taken back otherwise.
+    let key = out.len();
+    out.push_str(",\"last_move\":");
+    let mut last = Strs { out, empty: true };
+    room.last_move(&mut last);
+    if last.empty {
+        out.truncate(key);
     }
     out.push_str(",\"spectators\":");
-    push_strs(out, &room.spectators);
-    if let Some(GameId(id)) = room.last_game {
+    push_array(out, |names| room.spectators(names));
+    if let Some(GameId(id)) = fields.last_game {
         push_number(out, ",\"last_game\":", id);
     }
     out.push('}');
@@ -183,14 +333,12 @@ fn push_bool(out: &mut String, key: &str, b: bool) {
 
 /// An array of strings.
 fn push_strs(out: &mut String, items: &[String]) {
-    out.push('[');
-    for (i, item) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_json_str(out, item);
-    }
-    out.push(']');
+    push_array(out, |strs| strs.extend(items));
+}
+
+/// Whether serde_json writes the byte `b` of a string as it is.
+fn plain(b: u8) -> bool {
+    b >= 0x20 && b != b'"' && b != b'\\'
 }
 
 /// Appends `text` as a JSON string, exactly as serde_json (and so [`encode`]) writes it: as
@@ -199,7 +347,7 @@ fn push_strs(out: &mut String, items: &[String]) {
 /// characters, quotes and backslashes, nothing else: other characters, DEL and non-ASCII
 /// included, are written as they are.
 pub fn push_json_str(out: &mut String, text: &str) {
-    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if text.bytes().all(plain) {
         out.push('"');
         out.push_str(text);
         out.push('"');

@@ -6,11 +6,12 @@
 
 use inarow_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameId, GameStatus, Level, MAX_ID_CHARS, Mark,
-    MoveEvent, Occupant, RequestId, RoomId, RoomSnapshot, Rules, SeatInfo, ServerMessage,
-    SessionId, decode_client, encode, encode_message,
+    MoveEvent, Occupant, RequestId, RoomFields, RoomId, RoomSnapshot, RoomSource, Rules, SeatInfo,
+    ServerMessage, SessionId, Strs, decode_client, encode, encode_message, encode_room,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
+use std::borrow::Cow;
 
 /// Strings with the characters hostile input is made of.
 fn text() -> impl Strategy<Value = String> {
@@ -454,10 +455,59 @@ proptest! {
         prop_assert_eq!(encode_message(&message, capacity), encode(&message));
     }
 
+    /// A source that writes its strings in place (`Strs::push_with`, as the server writes
+    /// cell names and board rows) gives the same text: escaped where a string needs it.
+    #[test]
+    fn snapshots_written_in_place_encode_as_serde_encodes_them(
+        room in snapshot(),
+        capacity in 0usize..800,
+    ) {
+        let written = encode_room(&InPlace(&room), capacity);
+        prop_assert_eq!(written, encode(&ServerMessage::Room { room: Box::new(room) }));
+    }
+
     /// Every other message goes through serde.
     #[test]
     fn other_messages_encode_as_serde_encodes_them(room in text(), capacity in 0usize..400) {
         let message = ServerMessage::Left { room: RoomId(room) };
         prop_assert_eq!(encode_message(&message, capacity), encode(&message));
+    }
+}
+
+/// A snapshot whose lists are written with [`Strs::push_with`].
+struct InPlace<'a>(&'a RoomSnapshot);
+
+impl InPlace<'_> {
+    fn each(items: &[String], strs: &mut Strs<'_>) {
+        for item in items {
+            strs.push_with(|out| out.push_str(item));
+        }
+    }
+}
+
+impl RoomSource for InPlace<'_> {
+    fn fields(&self) -> RoomFields<'_> {
+        self.0.fields()
+    }
+    fn seats(&self) -> Cow<'_, [SeatInfo]> {
+        self.0.seats()
+    }
+    fn board(&self, rows: &mut Strs<'_>) {
+        InPlace::each(&self.0.board, rows);
+    }
+    fn moves(&self, moves: &mut Strs<'_>) {
+        InPlace::each(&self.0.moves, moves);
+    }
+    fn legal_moves(&self, moves: &mut Strs<'_>) {
+        InPlace::each(&self.0.legal_moves, moves);
+    }
+    fn status(&self) -> Cow<'_, GameStatus> {
+        self.0.status()
+    }
+    fn last_move(&self, cell: &mut Strs<'_>) {
+        InPlace::each(self.0.last_move.as_slice(), cell);
+    }
+    fn spectators(&self, names: &mut Strs<'_>) {
+        InPlace::each(&self.0.spectators, names);
     }
 }

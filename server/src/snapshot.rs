@@ -5,7 +5,7 @@ use inarow_engine::record::{self, Record, RecordResult};
 use inarow_engine::{self as engine, Cell, Position};
 use inarow_protocol::{
     self as wire, GameId, GameStatus, GameSummary, Mark, MoveEvent, PlayedMove, RoomId,
-    RoomSnapshot, SeatInfo, ServerMessage,
+    RoomSnapshot, SeatInfo, ServerMessage, Strs,
 };
 
 /// The wire mark of an engine player.
@@ -42,21 +42,57 @@ pub(crate) fn rules(rules: engine::Rules) -> wire::Rules {
 
 /// The board as rows of `.`, `X` and `O`, top row first (row 1 of the notation is last).
 pub(crate) fn board(position: &Position) -> Vec<String> {
-    let r = position.rules();
-    // Sides are at most `Rules::MAX_SIDE`, so every index fits a u8.
-    let (width, height) = (side(r.width()), side(r.height()));
-    (0..height)
+    (0..side(position.rules().height()))
         .rev()
         .map(|row| {
-            (0..width)
-                .map(|col| match position.get(Cell { col, row }) {
-                    None => '.',
-                    Some(engine::Player::X) => 'X',
-                    Some(engine::Player::O) => 'O',
-                })
-                .collect()
+            let mut text = String::new();
+            push_row(position, row, &mut text);
+            text
         })
         .collect()
+}
+
+/// Writes the board's rows into `rows`, as [`board`] gives them, without a string each.
+pub(crate) fn board_rows(position: &Position, rows: &mut Strs<'_>) {
+    for row in (0..side(position.rules().height())).rev() {
+        rows.push_with(|out| push_row(position, row, out));
+    }
+}
+
+/// Appends row `row` of the board (0 = the bottom one) as `.`, `X` and `O`.
+fn push_row(position: &Position, row: u8, out: &mut String) {
+    // Sides are at most `Rules::MAX_SIDE`, so every index fits a u8.
+    for col in 0..side(position.rules().width()) {
+        out.push(match position.get(Cell { col, row }) {
+            None => '.',
+            Some(engine::Player::X) => 'X',
+            Some(engine::Player::O) => 'O',
+        });
+    }
+}
+
+/// Writes the moves played into `moves`, oldest first, in notation.
+pub(crate) fn moves_played(position: &Position, moves: &mut Strs<'_>) {
+    for mv in position.history() {
+        moves.push_with(|out| mv.push_notation(out));
+    }
+}
+
+/// Writes the legal moves into `moves` in notation, if `playing` (the room's status is
+/// `playing`; nobody may move otherwise).
+pub(crate) fn legal_moves(position: &Position, playing: bool, moves: &mut Strs<'_>) {
+    if playing {
+        for mv in position.legal_moves() {
+            moves.push_with(|out| mv.push_notation(out));
+        }
+    }
+}
+
+/// Writes the cell of the last stone placed, if a move was played.
+pub(crate) fn last_move(position: &Position, cell: &mut Strs<'_>) {
+    if let Some(last) = position.last_cell() {
+        cell.push_with(|out| last.push_notation(out));
+    }
 }
 
 fn side(n: u32) -> u8 {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use inarow_protocol::{GameId, RequestId, RoomId, RoomSnapshot, ServerMessage, SessionId};
+use inarow_protocol::{GameId, RequestId, RoomId, ServerMessage, SessionId};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -308,9 +308,9 @@ impl RoomActor {
         // The lobby first: a member who saw the event may list the rooms at once.
         self.publish();
         let table = &self.table;
-        let dropped =
-            self.audience
-                .broadcast_move(moved, || room_message(table.snapshot()), requester);
+        let dropped = self
+            .audience
+            .broadcast_move(moved, || table.room_text(), requester);
         // One appended row per move, never the whole room.
         self.checkpoint(|t| {
             let mv = t.last_move()?;
@@ -363,10 +363,10 @@ impl RoomActor {
     /// repeats until everyone took it.
     fn broadcast(&mut self, mut requester: Requester) {
         loop {
-            let message = room_message(self.table.next_snapshot());
+            let text = self.table.next_room_text();
             // The lobby first: a member who saw the event may list the rooms at once.
             self.publish();
-            let dropped = self.audience.broadcast(message, requester.take());
+            let dropped = self.audience.broadcast_text(text, requester.take());
             if dropped.is_empty() {
                 return;
             }
@@ -376,8 +376,8 @@ impl RoomActor {
 
     /// Sends the current snapshot to one member (nothing changed for the others).
     fn send_snapshot_to(&mut self, session: SessionId, id: Option<RequestId>) {
-        let message = room_message(self.table.snapshot());
-        if !self.audience.send_to(session, message, id) {
+        let text = self.table.room_text();
+        if !self.audience.send_text_to(session, text, id) {
             self.drop_connections(vec![session]);
             self.after_change(None);
         }
@@ -486,12 +486,6 @@ impl RoomActor {
             self.drop_connections(dropped);
             self.after_change(None);
         }
-    }
-}
-
-fn room_message(snapshot: RoomSnapshot) -> ServerMessage {
-    ServerMessage::Room {
-        room: Box::new(snapshot),
     }
 }
 

@@ -35,7 +35,11 @@ impl Encoded {
     fn new(message: ServerMessage, requester: &Requester) -> Encoded {
         // The message alone: the same bytes as a frame without an id (the protocol's
         // golden tests check it), without the frame's flattening, which cost more.
-        let common = encode_message(&message, expected_len(&message));
+        Encoded::text(encode_message(&message, 256), requester)
+    }
+
+    /// `common`, an encoded message, and the requester's copy of it.
+    fn text(common: String, requester: &Requester) -> Encoded {
         let own = match requester {
             Some((session, Some(id))) => Some((*session, Utf8Bytes::from(with_id(&common, id)))),
             _ => None,
@@ -52,19 +56,6 @@ impl Encoded {
             Some((requester, text)) if *requester == session => text.clone(),
             _ => self.common.clone(),
         }
-    }
-}
-
-/// About how many bytes `message` encodes to, a little more rather than less: a `moved`
-/// event is about 170, a snapshot about 620 on a 3×3 board and grows with the cells
-/// (board rows, legal moves, moves played).
-fn expected_len(message: &ServerMessage) -> usize {
-    match message {
-        ServerMessage::Room { room } => {
-            let cells: usize = room.board.iter().map(String::len).sum();
-            640 + 12 * cells
-        }
-        _ => 256,
     }
 }
 
@@ -137,17 +128,23 @@ impl Audience {
     /// Queues `message` to everybody; the requester's copy carries its request id when
     /// it has one. Returns the members whose connection could not take it.
     pub(super) fn broadcast(&self, message: ServerMessage, requester: Requester) -> Vec<SessionId> {
-        let encoded = Encoded::new(message, &requester);
+        self.broadcast_text(encode_message(&message, 256), requester)
+    }
+
+    /// As [`Audience::broadcast`], with the message already encoded as `text` (a
+    /// snapshot the table wrote).
+    pub(super) fn broadcast_text(&self, text: String, requester: Requester) -> Vec<SessionId> {
+        let encoded = Encoded::text(text, &requester);
         self.deliver(|session, _| encoded.for_session(session))
     }
 
     /// Queues a move to everybody: `moved` to protocol 2 connections, and the snapshot
-    /// that `full` builds (only if somebody needs it) to protocol 1 connections. As
+    /// text that `full` writes (only if somebody needs it) to protocol 1 connections. As
     /// [`Audience::broadcast`] otherwise.
     pub(super) fn broadcast_move(
         &self,
         moved: ServerMessage,
-        full: impl FnOnce() -> ServerMessage,
+        full: impl FnOnce() -> String,
         requester: Requester,
     ) -> Vec<SessionId> {
         let lean = Encoded::new(moved, &requester);
@@ -155,7 +152,7 @@ impl Audience {
             .peers
             .values()
             .any(|peer| !peer.lean())
-            .then(|| Encoded::new(full(), &requester));
+            .then(|| Encoded::text(full(), &requester));
         self.deliver(|session, peer| match &full {
             Some(full) if !peer.lean() => full.for_session(session),
             _ => lean.for_session(session),
@@ -188,6 +185,23 @@ impl Audience {
         self.peers
             .get(&session)
             .is_none_or(|peer| peer.send(message, id).is_ok())
+    }
+
+    /// As [`Audience::send_to`], with the message already encoded as `text`.
+    pub(super) fn send_text_to(
+        &self,
+        session: SessionId,
+        text: String,
+        id: Option<RequestId>,
+    ) -> bool {
+        let Some(peer) = self.peers.get(&session) else {
+            return true;
+        };
+        let text = match id {
+            Some(id) => with_id(&text, &id),
+            None => text,
+        };
+        peer.send_raw(Message::Text(text.into())).is_ok()
     }
 }
 

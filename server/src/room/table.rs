@@ -47,7 +47,7 @@ pub(crate) struct Arrival {
 }
 
 /// What a session asks of a room.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Request {
     /// Watch (`seat` None) or take a seat.
     Join {
@@ -412,10 +412,9 @@ impl Table {
 
     /// Reports the end of the current game, once: its final status.
     pub(crate) fn game_over(&mut self) -> Option<GameStatus> {
-        let status = self.status();
-        if status.is_over() && !self.over_reported {
+        if self.over() && !self.over_reported {
             self.over_reported = true;
-            return Some(status);
+            return Some(self.status());
         }
         None
     }
@@ -480,8 +479,21 @@ impl Table {
         self.seats.iter().all(|s| !matches!(s, Seat::Empty))
     }
 
+    /// The game's status as members see it. It is built anew (a won game's line as
+    /// strings), so the table's own decisions ask [`Table::over`] and [`Table::turn`].
     fn status(&self) -> GameStatus {
         snapshot::status(&self.position, self.resigned, self.seats_filled())
+    }
+
+    /// Whether the game has ended: won, drawn or resigned.
+    fn over(&self) -> bool {
+        self.resigned.is_some() || self.position.is_over()
+    }
+
+    /// Whose turn it is while the game is played: `Some` exactly when [`Table::status`]
+    /// is `playing`.
+    fn turn(&self) -> Option<Mark> {
+        (!self.over() && self.seats_filled()).then(|| snapshot::mark(self.position.to_move()))
     }
 
     fn player(&self, session: SessionId) -> Result<Mark, Refusal> {
@@ -494,17 +506,17 @@ impl Table {
     }
 
     fn in_progress(&self) -> Result<Mark, Refusal> {
-        match self.status() {
-            GameStatus::Playing { turn } => Ok(turn),
-            GameStatus::Waiting => Err(Refusal::new(
-                ErrorCode::GameNotInProgress,
-                "the game waits for a player to take the empty seat",
-            )),
-            _ => Err(Refusal::new(
-                ErrorCode::GameNotInProgress,
-                "the game is over",
-            )),
+        if let Some(turn) = self.turn() {
+            return Ok(turn);
         }
+        Err(Refusal::new(
+            ErrorCode::GameNotInProgress,
+            if self.over() {
+                "the game is over"
+            } else {
+                "the game waits for a player to take the empty seat"
+            },
+        ))
     }
 
     fn join(&mut self, who: Arrival, choice: Option<SeatChoice>) -> Result<Outcome, Refusal> {
@@ -624,7 +636,7 @@ impl Table {
 
     fn rematch(&mut self, session: SessionId) -> Result<Outcome, Refusal> {
         let mark = self.player(session)?;
-        if !self.status().is_over() {
+        if !self.over() {
             return Err(Refusal::new(
                 ErrorCode::GameInProgress,
                 "a rematch can be asked once the game is over",

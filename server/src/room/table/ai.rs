@@ -4,7 +4,7 @@
 //! Running the job is the actor's business (`room::actor`); here it is only bookkeeping.
 
 use inarow_engine::{Ai, Move, Position};
-use inarow_protocol::{GameStatus, Level, Mark};
+use inarow_protocol::{Level, Mark};
 
 use super::{AiPlayer, Seat, Table, seat_index};
 use crate::ai_worker::JobId;
@@ -68,14 +68,9 @@ impl Table {
     /// is still the one needed, drops it otherwise, and returns a job to start when an
     /// AI is to move and none is pending.
     pub(crate) fn reconcile_ai(&mut self) -> Option<AiStart> {
-        let wanted = match self.status() {
-            GameStatus::Playing { turn }
-                if matches!(self.seats[seat_index(turn)], Seat::Ai { .. }) =>
-            {
-                Some(turn)
-            }
-            _ => None,
-        };
+        let wanted = self
+            .turn()
+            .filter(|turn| matches!(self.seats[seat_index(*turn)], Seat::Ai { .. }));
         if let Some(job) = &self.pending_ai {
             if Some(job.mark) == wanted && job.game == self.game && job.ply == self.position.ply() {
                 return None;

@@ -82,7 +82,7 @@ impl Table {
     /// Whether `session` (a member) may analyse the position now: spectators always,
     /// players when the room allows hints or once the game is over.
     pub(super) fn may_analyze(&self, session: SessionId) -> Result<(), Refusal> {
-        if self.hints || self.seat_of(session).is_none() || self.status().is_over() {
+        if self.hints || self.seat_of(session).is_none() || self.over() {
             return Ok(());
         }
         Err(Refusal::new(

@@ -218,7 +218,7 @@ impl Table {
             ),
             last_game: record.last_game,
         };
-        table.over_reported = table.status().is_over();
+        table.over_reported = table.over();
         Ok(table)
     }
 }

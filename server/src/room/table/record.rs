@@ -4,7 +4,7 @@
 //! The table has no clock: the actor passes the wall-clock time (milliseconds since the
 //! Unix epoch) to [`Table::note_time`] after every change, so tests drive time by hand.
 
-use inarow_protocol::{GameId, GameStatus, GameSummary, Mark, PlayedMove, PlayerRef};
+use inarow_protocol::{GameId, GameSummary, Mark, PlayedMove, PlayerRef};
 
 use super::{Seat, Table, seat_index};
 use crate::snapshot;
@@ -51,7 +51,7 @@ impl Table {
     /// the game's clock once it can be played, and times every move played since the
     /// last call. A clock that went backwards counts as no time.
     pub(crate) fn note_time(&mut self, now_ms: u64) {
-        let playing = matches!(self.status(), GameStatus::Playing { .. });
+        let playing = self.turn().is_some();
         let clock = &mut self.clock;
         if clock.started_at.is_none() && (playing || self.position.ply() > 0) {
             clock.started_at = Some(now_ms);

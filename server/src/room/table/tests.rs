@@ -284,7 +284,8 @@ fn a_rematch_needs_both_players_and_swaps_the_seats() {
 #[test]
 fn chat_lines_carry_the_next_sequence_number_and_the_speakers_seat() {
     let (mut t, ann, _bob) = game();
-    let seq = t.next_snapshot().seq;
+    t.next_room_text();
+    let seq = t.snapshot().seq;
     let line = t.request(
         ann.clone(),
         None,
@@ -742,4 +743,118 @@ fn a_room_with_hints_keeps_them_across_a_restart() {
     json.as_object_mut().expect("an object").remove("hints");
     saved.table = serde_json::from_value(json).expect("reads without the field");
     assert!(!Table::restore(saved, 500, 0).expect("restores").hints());
+}
+
+/// One step of [`the_written_snapshot_is_the_encoded_snapshot`]: who does what.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A legal move by whoever is to move, the `n`th legal move modulo their number.
+    Move(usize),
+    /// A request by member `who` (ann, bob or cy).
+    Request(usize, Request),
+    /// Member `who`'s connection drops.
+    Drop(usize),
+    /// Member `who` comes back.
+    Resume(usize),
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    let who = 0usize..3;
+    let seat = prop_oneof![Just(Mark::X), Just(Mark::O)];
+    prop_oneof![
+        6 => any::<usize>().prop_map(Step::Move),
+        1 => (who.clone(), prop_oneof![Just(None), Just(Some(SeatChoice::X)), Just(Some(SeatChoice::O))])
+            .prop_map(|(w, seat)| Step::Request(w, Request::Join { seat })),
+        1 => who.clone().prop_map(|w| Step::Request(w, Request::Leave)),
+        1 => (who.clone(), seat, prop_oneof![Just(None), Just(Some(Level::Easy))])
+            .prop_map(|(w, seat, ai)| Step::Request(w, Request::SetSeat { seat, ai })),
+        1 => who.clone().prop_map(|w| Step::Request(w, Request::Resign)),
+        2 => who.clone().prop_map(|w| Step::Request(w, Request::Rematch)),
+        1 => who.clone().prop_map(Step::Drop),
+        1 => who.prop_map(Step::Resume),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 64,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// The snapshot text the room sends, written straight from the table, is byte for
+    /// byte the encoding of the table's snapshot as a value, through joins, moves, AI
+    /// seats, resignations, rematches and dropped connections, on boards with and
+    /// without gravity; and the table's own `over`/`turn` agree with the status shown.
+    #[test]
+    fn the_written_snapshot_is_the_encoded_snapshot(
+        rules in proptest::sample::select(vec![
+            Rules::tictactoe(),
+            Rules::connect4(),
+            Rules::new(5, 4, 3, false).expect("valid rules"),
+        ]),
+        steps in proptest::collection::vec(step(), 1..60),
+    ) {
+        use inarow_protocol::{ServerMessage, encode_message};
+        let people = [person("ann", 1), person("bob \"2\"", 2), person("cy\\", 3)];
+        let spec = RoomSpec {
+            name: "a \"quoted\" room".into(),
+            rules,
+            seats: SeatPlan { x: SeatRequest::Me, o: SeatRequest::Open },
+            private: false,
+            hints: false,
+        };
+        let mut t = Table::new(RoomId::from("room"), spec, people[0].clone(), 500);
+        sit(&mut t, &people[1], SeatChoice::O).expect("bob sits");
+        t.request(people[2].clone(), None, Request::Join { seat: None }).expect("cy watches");
+        let mut attachment = 10;
+        for step in steps {
+            match step {
+                Step::Move(n) => {
+                    let snapshot = t.snapshot();
+                    let mover = people.iter().find(|p| {
+                        snapshot.seats.iter().any(|s| {
+                            matches!(&s.occupant, Occupant::Human { session, .. } if *session == p.session)
+                                && snapshot.status == GameStatus::Playing { turn: s.mark }
+                        })
+                    });
+                    if let (Some(mover), false) = (mover, snapshot.legal_moves.is_empty()) {
+                        let mv = snapshot.legal_moves[n % snapshot.legal_moves.len()].clone();
+                        proptest::prop_assert_eq!(
+                            play(&mut t, mover, snapshot.ply, &mv),
+                            Ok(Outcome::Moved)
+                        );
+                        t.next_moved();
+                    }
+                }
+                Step::Request(who, request) => {
+                    let _ = t.request(people[who].clone(), None, request);
+                }
+                Step::Drop(who) => {
+                    let person = &people[who];
+                    if let Some(a) = t.attachment_of(person.session) {
+                        t.detach(person.session, a);
+                    }
+                }
+                Step::Resume(who) => {
+                    attachment += 1;
+                    let mut person = people[who].clone();
+                    person.attachment = Attachment(attachment);
+                    t.resume(person);
+                }
+            }
+            t.reconcile_ai();
+            let expected = encode_message(&ServerMessage::Room { room: Box::new(t.snapshot()) }, 0);
+            proptest::prop_assert_eq!(t.room_text(), expected);
+            let status = status(&t);
+            proptest::prop_assert_eq!(t.over(), status.is_over());
+            let turn = match status {
+                GameStatus::Playing { turn } => Some(turn),
+                _ => None,
+            };
+            proptest::prop_assert_eq!(t.turn(), turn);
+            t.next_room_text();
+        }
+    }
 }

@@ -1,16 +1,36 @@
 //! What a table looks like to its members and the lobby: room snapshots and `moved`
 //! events, one per event, and the lobby's summary.
+//!
+//! A snapshot goes out as text written straight from the table (the table is a
+//! [`RoomSource`]), never built as a [`RoomSnapshot`] first: that built a string for every
+//! move played, every legal move and every board row only to copy each into the text.
+//! [`Table::snapshot`] builds one for what reads snapshots as values.
 
-use inarow_protocol::{Mark, Occupant, RoomSnapshot, RoomSummary, SeatInfo, ServerMessage};
+use std::borrow::Cow;
+
+use inarow_protocol::{
+    GameStatus, Mark, Occupant, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo,
+    ServerMessage, Strs, encode_room,
+};
 
 use super::{Seat, Table, seat_index};
 use crate::snapshot::{self, RoomFacts};
 
 impl Table {
-    /// The snapshot of a new event: the sequence number moves on.
-    pub(crate) fn next_snapshot(&mut self) -> RoomSnapshot {
+    /// The `room` message of a new event, encoded: the sequence number moves on.
+    pub(crate) fn next_room_text(&mut self) -> String {
         self.seq += 1;
-        self.snapshot()
+        self.room_text()
+    }
+
+    /// The `room` message of the room as everybody sees it now (the last event's
+    /// sequence number), encoded: the same text as encoding [`Table::snapshot`].
+    pub(crate) fn room_text(&self) -> String {
+        // About 640 bytes on a 3×3 board, and a little more rather than less as the cells
+        // grow (board rows, legal moves, moves played).
+        let rules = self.position.rules();
+        let cells = (rules.width() * rules.height()) as usize;
+        encode_room(self, 640 + 12 * cells)
     }
 
     /// The `moved` event of the move just played, as a new event (the sequence number
@@ -27,7 +47,7 @@ impl Table {
         Some(moved)
     }
 
-    /// The room as everybody sees it now (the last event's sequence number).
+    /// The room as everybody sees it now (the last event's sequence number), as a value.
     pub(crate) fn snapshot(&self) -> RoomSnapshot {
         let spectators = self
             .spectators
@@ -72,7 +92,7 @@ impl Table {
 
     /// The two seats as members see them, X first.
     fn seat_infos(&self) -> Vec<SeatInfo> {
-        let over = self.status().is_over();
+        let over = self.over();
         [Mark::X, Mark::O]
             .into_iter()
             .map(|mark| match &self.seats[seat_index(mark)] {
@@ -104,5 +124,48 @@ impl Table {
                 },
             })
             .collect()
+    }
+}
+
+/// The table as the snapshot writer reads it: everything borrowed or written in place but
+/// the seats and the status, two small values.
+impl RoomSource for Table {
+    fn fields(&self) -> RoomFields<'_> {
+        RoomFields {
+            id: &self.id,
+            name: &self.name,
+            rules: snapshot::rules(self.position.rules()),
+            private: self.private,
+            hints: self.hints,
+            seq: self.seq,
+            game: self.game,
+            ply: u32::try_from(self.position.ply()).unwrap_or(u32::MAX),
+            last_game: self.last_game,
+        }
+    }
+    fn seats(&self) -> Cow<'_, [SeatInfo]> {
+        Cow::Owned(self.seat_infos())
+    }
+    fn board(&self, rows: &mut Strs<'_>) {
+        snapshot::board_rows(&self.position, rows);
+    }
+    fn moves(&self, moves: &mut Strs<'_>) {
+        snapshot::moves_played(&self.position, moves);
+    }
+    fn legal_moves(&self, moves: &mut Strs<'_>) {
+        snapshot::legal_moves(&self.position, self.turn().is_some(), moves);
+    }
+    fn status(&self) -> Cow<'_, GameStatus> {
+        Cow::Owned(Table::status(self))
+    }
+    fn last_move(&self, cell: &mut Strs<'_>) {
+        snapshot::last_move(&self.position, cell);
+    }
+    fn spectators(&self, names: &mut Strs<'_>) {
+        for session in &self.spectators {
+            if let Some(member) = self.members.get(session) {
+                names.push(&member.name);
+            }
+        }
     }
 }
