@@ -151,8 +151,8 @@ pub(crate) struct Handler {
     ip: IpAddr,
     /// Set by `hello`.
     session: Option<SessionId>,
-    /// The display name given in `hello`.
-    name: String,
+    /// The display name given in `hello`, shared with every request's member.
+    name: Arc<str>,
     /// The room of the last room request, and its handle (see `room_request`).
     last_room: Option<(RoomId, room::RoomHandle)>,
 }
@@ -174,7 +174,7 @@ impl Handler {
             limiter,
             ip,
             session: None,
-            name: String::new(),
+            name: Arc::from(""),
             last_room: None,
         }
     }
@@ -490,7 +490,7 @@ impl Handler {
             old.kick(ByeReason::Replaced);
         }
         self.session = Some(opened.session);
-        self.name = name;
+        self.name = Arc::from(name);
         // A new or rotated token: the store keeps its hash, so the token resumes the
         // session after a restart too.
         state

@@ -113,7 +113,7 @@ fn member(n: u128, name: &str) -> Member {
     std::mem::forget(rx);
     Member {
         session: SessionId(uuid::Uuid::from_u128(n)),
-        name: name.to_owned(),
+        name: name.into(),
         peer: Peer::new(
             Attachment(u64::try_from(n).unwrap_or(0)),
             tx,

@@ -63,8 +63,8 @@ pub(crate) struct Context {
 pub(crate) struct Member {
     /// The session.
     pub(crate) session: SessionId,
-    /// Its display name.
-    pub(crate) name: String,
+    /// Its display name, shared: every request carries it.
+    pub(crate) name: Arc<str>,
     /// Its current connection.
     pub(crate) peer: Peer,
 }

@@ -15,6 +15,7 @@ mod tests;
 mod view;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use foldhash::HashMap;
 
@@ -40,8 +41,8 @@ use crate::text;
 pub(crate) struct Arrival {
     /// The session.
     pub(crate) session: SessionId,
-    /// Its display name, which a join refreshes.
-    pub(crate) name: String,
+    /// Its display name, which a join refreshes. Shared: every request carries it.
+    pub(crate) name: Arc<str>,
     /// The connection's attachment to the session.
     pub(crate) attachment: Attachment,
 }
@@ -131,7 +132,7 @@ enum AiPlayer {
 
 /// A member of the room: a player (connected or holding a seat) or a spectator.
 struct Member {
-    name: String,
+    name: Arc<str>,
     /// The member's connection, `None` while it is down (a held seat).
     attachment: Option<Attachment>,
 }
@@ -348,7 +349,7 @@ impl Table {
                     from: self
                         .members
                         .get(&session)
-                        .map(|m| m.name.clone())
+                        .map(|m| m.name.to_string())
                         .unwrap_or_default(),
                     seat: self.seat_of(session),
                     text,

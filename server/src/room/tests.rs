@@ -52,7 +52,7 @@ impl Person {
         Person {
             member: Member {
                 session: SessionId(Uuid::new_v4()),
-                name: name.to_owned(),
+                name: name.into(),
                 peer: Peer::new(Attachment(attachment), tx, kick.clone()),
             },
             queue,

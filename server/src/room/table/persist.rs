@@ -50,7 +50,7 @@ impl Table {
                 name: self
                     .members
                     .get(session)
-                    .map(|m| m.name.clone())
+                    .map(|m| m.name.to_string())
                     .unwrap_or_default(),
                 rematch: *rematch,
             },
@@ -164,7 +164,7 @@ impl Table {
                 members.insert(
                     session,
                     Member {
-                        name,
+                        name: name.into(),
                         attachment: None,
                     },
                 );

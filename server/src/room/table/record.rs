@@ -109,7 +109,7 @@ impl Table {
                 name: self
                     .members
                     .get(session)
-                    .map(|m| m.name.clone())
+                    .map(|m| m.name.to_string())
                     .unwrap_or_default(),
                 ai: None,
             },

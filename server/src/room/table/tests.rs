@@ -16,7 +16,7 @@ use crate::saved::SavedMove;
 fn person(name: &str, attachment: u64) -> Arrival {
     Arrival {
         session: SessionId(Uuid::new_v4()),
-        name: name.to_owned(),
+        name: name.into(),
         attachment: Attachment(attachment),
     }
 }

@@ -52,7 +52,7 @@ impl Table {
         let spectators = self
             .spectators
             .iter()
-            .filter_map(|s| self.members.get(s).map(|m| m.name.clone()))
+            .filter_map(|s| self.members.get(s).map(|m| m.name.to_string()))
             .collect();
         snapshot::snapshot(RoomFacts {
             id: &self.id,
@@ -106,7 +106,7 @@ impl Table {
                     SeatInfo {
                         mark,
                         occupant: Occupant::Human {
-                            name: member.map(|m| m.name.clone()).unwrap_or_default(),
+                            name: member.map(|m| m.name.to_string()).unwrap_or_default(),
                             session: *session,
                             connected: member.is_some_and(|m| m.attachment.is_some()),
                         },

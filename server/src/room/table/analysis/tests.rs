@@ -18,7 +18,7 @@ use crate::room_spec::RoomSpec;
 fn person(name: &str, attachment: u64) -> Arrival {
     Arrival {
         session: SessionId(Uuid::new_v4()),
-        name: name.to_owned(),
+        name: name.into(),
         attachment: Attachment(attachment),
     }
 }
