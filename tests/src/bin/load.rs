@@ -326,13 +326,41 @@ impl Cpu {
 
     /// User plus system CPU time the process has used.
     fn read(self) -> anyhow::Result<Duration> {
+        self.read_split().map(|t| t.user + t.system)
+    }
+
+    /// The CPU time the process has used, in user space and in the kernel apart.
+    fn read_split(self) -> anyhow::Result<CpuTime> {
         let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid))?;
         // Fields after the command name (which is in parentheses and may hold spaces).
         let rest = stat.rsplit_once(')').context("stat format")?.1;
         let fields: Vec<&str> = rest.split_whitespace().collect();
         let utime: f64 = fields.get(11).context("utime")?.parse()?;
         let stime: f64 = fields.get(12).context("stime")?.parse()?;
-        Ok(Duration::from_secs_f64((utime + stime) / self.ticks))
+        Ok(CpuTime {
+            user: Duration::from_secs_f64(utime / self.ticks),
+            system: Duration::from_secs_f64(stime / self.ticks),
+        })
+    }
+}
+
+/// CPU time in user space and in the kernel. On loopback the kernel's share of a send
+/// includes the receiving client's TCP work (run in the sender's context), so the split
+/// says how much of a move's cost the server's own code can still change.
+#[derive(Clone, Copy, Default)]
+struct CpuTime {
+    user: Duration,
+    system: Duration,
+}
+
+impl std::ops::Sub for CpuTime {
+    type Output = CpuTime;
+
+    fn sub(self, earlier: CpuTime) -> CpuTime {
+        CpuTime {
+            user: self.user.saturating_sub(earlier.user),
+            system: self.system.saturating_sub(earlier.system),
+        }
     }
 }
 
@@ -380,6 +408,8 @@ struct Tally {
     round_trips: Vec<Duration>,
     /// From sending `play` to the AI's answering move.
     ai_replies: Vec<Duration>,
+    /// Rematches asked for (each player asks once a game).
+    rematches: u64,
 }
 
 impl Tally {
@@ -391,6 +421,7 @@ impl Tally {
         self.bytes += other.bytes;
         self.round_trips.extend(other.round_trips);
         self.ai_replies.extend(other.ai_replies);
+        self.rematches += other.rematches;
     }
 }
 
@@ -419,6 +450,8 @@ struct Player {
     think: Duration,
     /// The move decided on and when it is sent, after thinking.
     due: Option<(Instant, ClientMessage)>,
+    /// Rematches this player has asked for.
+    rematches: u64,
     rng: SmallRng,
 }
 
@@ -435,6 +468,7 @@ impl Player {
             acted: None,
             think: Duration::ZERO,
             due: None,
+            rematches: 0,
             rng: SmallRng::seed_from_u64(seed),
         };
         let hello = ClientMessage::Hello {
@@ -564,7 +598,11 @@ impl Player {
                     tally.moves += 1;
                     tally.ai_replies.push(now - asked);
                 }
+                let rematches = self.rematches;
                 self.act().await?;
+                if measuring {
+                    tally.rematches += self.rematches - rematches;
+                }
             }
         }
         Ok(tally)
@@ -593,6 +631,7 @@ impl Player {
             let id = room.id.clone();
             self.acted = Some(at);
             self.ai_asked = None;
+            self.rematches += 1;
             self.send(ClientMessage::Rematch { room: id }).await?;
         } else if me.is_some_and(|m| room.status == GameStatus::Playing { turn: m }) {
             let Some(mv) = room.legal_moves.choose(&mut self.rng).cloned() else {
@@ -668,11 +707,33 @@ async fn ai_room(addr: SocketAddr, kind: Kind, seed: u64) -> anyhow::Result<Play
 
 /// What the server used over a measured window.
 struct Window {
-    cpu: Duration,
+    cpu: CpuTime,
     /// Context switches of its threads.
     switches: u64,
     /// System calls, when counted (`--syscalls`).
-    syscalls: Option<u64>,
+    syscalls: Option<Syscalls>,
+}
+
+/// System calls counted over a window: all of them, and the socket writes and reads
+/// among them (counts that do not depend on the machine's speed or load).
+#[derive(Clone, Copy)]
+struct Syscalls {
+    all: f64,
+    /// `sendto`: one per write of a connection's queued frames.
+    sends: f64,
+    /// `recvfrom`: one per read of a connection's socket.
+    reads: f64,
+}
+
+impl Syscalls {
+    /// These counts, each divided by `n`.
+    fn per(self, n: f64) -> Syscalls {
+        Syscalls {
+            all: self.all / n,
+            sends: self.sends / n,
+            reads: self.reads / n,
+        }
+    }
 }
 
 /// Which of the server's costs are counted beyond CPU time and context switches.
@@ -681,6 +742,13 @@ struct Counting {
     /// System calls, with `perf stat` attached to the server for the window.
     syscalls: bool,
 }
+
+/// The tracepoints `perf stat` counts, in the order of [`Syscalls`]' fields.
+const SYSCALL_EVENTS: [&str; 3] = [
+    "raw_syscalls:sys_enter",
+    "syscalls:sys_enter_sendto",
+    "syscalls:sys_enter_recvfrom",
+];
 
 /// `perf stat` counting a process's system calls until stopped.
 struct SyscallCount {
@@ -692,7 +760,7 @@ impl SyscallCount {
     fn start(pid: u32) -> anyhow::Result<SyscallCount> {
         let out = std::env::temp_dir().join(format!("inarow-load-perf-{pid}.csv"));
         let child = Command::new("perf")
-            .args(["stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "-p"])
+            .args(["stat", "-x", ",", "-e", &SYSCALL_EVENTS.join(","), "-p"])
             .arg(pid.to_string())
             .arg("-o")
             .arg(&out)
@@ -705,18 +773,25 @@ impl SyscallCount {
         Ok(SyscallCount { child, out })
     }
 
-    /// Stops counting (SIGINT, which makes perf print) and reads the count.
-    fn stop(mut self) -> anyhow::Result<u64> {
+    /// Stops counting (SIGINT, which makes perf print) and reads the counts.
+    fn stop(mut self) -> anyhow::Result<Syscalls> {
         Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status()?;
         self.child.wait()?;
         let text = std::fs::read_to_string(&self.out)?;
         let _ = std::fs::remove_file(&self.out);
-        text.lines()
-            .find(|l| l.contains("raw_syscalls:sys_enter"))
-            .and_then(|l| l.split(',').next()?.trim().parse().ok())
-            .with_context(|| format!("no syscall count in perf's output: {text:?}"))
+        let count = |event: &str| {
+            text.lines()
+                .find(|l| l.split(',').nth(2) == Some(event))
+                .and_then(|l| l.split(',').next()?.trim().parse::<f64>().ok())
+                .with_context(|| format!("no count of {event} in perf's output: {text:?}"))
+        };
+        Ok(Syscalls {
+            all: count(SYSCALL_EVENTS[0])?,
+            sends: count(SYSCALL_EVENTS[1])?,
+            reads: count(SYSCALL_EVENTS[2])?,
+        })
     }
 }
 
@@ -744,17 +819,18 @@ async fn run_players(
     // to the window by the window's share of the server's CPU time while it counted.
     let cpu0 = cpu.read()?;
     tokio::time::sleep_until(start).await;
-    let before = cpu.read()?;
+    let before = cpu.read_split()?;
     let switches_before = cpu.switches();
     tokio::time::sleep_until(end).await;
-    let used = cpu.read()? - before;
+    let used = cpu.read_split()? - before;
     let switches = cpu.switches() - switches_before;
     let cpu1 = cpu.read()?;
     let syscalls = match perf {
         Some(perf) => {
-            let all = perf.stop()? as f64;
-            let share = used.as_secs_f64() / (cpu1 - cpu0).as_secs_f64().max(1e-9);
-            Some((all * share) as u64)
+            let counted = perf.stop()?;
+            let window = (used.user + used.system).as_secs_f64();
+            let share = window / (cpu1 - cpu0).as_secs_f64().max(1e-9);
+            Some(counted.per(1.0 / share))
         }
         None => None,
     };
@@ -848,11 +924,13 @@ struct Plan<'a> {
     counting: Counting,
 }
 
-/// One run of a row on one server.
+/// One run of a row on one server, per move.
 struct Measured {
     cpu_us: f64,
+    /// The user-space part of `cpu_us`.
+    user_us: f64,
     switches: f64,
-    syscalls: Option<f64>,
+    syscalls: Option<Syscalls>,
 }
 
 /// Human games as fast as the server answers: throughput, bytes, CPU and round trips, on
@@ -863,9 +941,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
     println!("## human games: one move event per player per move");
     println!();
     println!(
-        "| server | games | rules | protocol | moves/s | bytes/move | frames/move | all bytes/move | CPU µs/move | switches/move | syscalls/move | RTT p50 | RTT p99 |"
+        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | RTT p50 | RTT p99 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut results: Vec<Vec<Vec<Measured>>> = plan
         .rows
         .iter()
@@ -893,28 +971,39 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 let mut total = Tally::default();
                 tallies.into_iter().for_each(|t| total.add(t));
                 let moves = total.moves.max(1) as f64;
+                let cpu = window.cpu.user + window.cpu.system;
                 let measured = Measured {
-                    cpu_us: window.cpu.as_secs_f64() * 1e6 / moves,
+                    cpu_us: cpu.as_secs_f64() * 1e6 / moves,
+                    user_us: window.cpu.user.as_secs_f64() * 1e6 / moves,
                     switches: window.switches as f64 / moves,
-                    syscalls: window.syscalls.map(|n| n as f64 / moves),
+                    syscalls: window.syscalls.map(|n| n.per(moves)),
+                };
+                // Both players ask for a rematch at the end of every game.
+                let games = total.rematches as f64 / 2.0;
+                let count = |f: fn(Syscalls) -> f64| {
+                    measured
+                        .syscalls
+                        .map_or("-".to_owned(), |n| format!("{:.2}", f(n)))
                 };
                 let recipients = 2.0 * moves;
                 let p50 = percentile(&mut total.round_trips, 0.5);
                 let p99 = percentile(&mut total.round_trips, 0.99);
                 println!(
-                    "| {name} | {} | {:?} | {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.1} | {:.2} | {} | {} | {} |",
+                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} |",
                     row.games,
                     row.kind,
                     row.protocol,
                     moves / phase.as_secs_f64(),
+                    moves / games.max(1.0),
                     total.move_bytes as f64 / recipients,
                     total.move_frames as f64 / recipients,
                     total.bytes as f64 / recipients,
                     measured.cpu_us,
+                    measured.user_us,
                     measured.switches,
-                    measured
-                        .syscalls
-                        .map_or("-".to_owned(), |n| format!("{n:.2}")),
+                    count(|n| n.all),
+                    count(|n| n.sends),
+                    count(|n| n.reads),
                     ms(p50),
                     ms(p99),
                 );
@@ -930,9 +1019,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
         );
         println!();
         println!(
-            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | switches/move | syscalls/move |"
+            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | user µs/move | switches/move | syscalls/move | sends/move | reads/move |"
         );
-        println!("|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|");
         for (row, result) in plan.rows.iter().zip(&results) {
             let median = |runs: &[Measured], f: &dyn Fn(&Measured) -> Option<f64>| {
                 let mut v: Vec<f64> = runs.iter().filter_map(f).collect();
@@ -951,13 +1040,16 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 median(&result[1], &|m| Some(m.cpu_us)).unwrap_or(0.0),
             );
             println!(
-                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {} | {} |",
+                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {} | {} | {} | {} | {} |",
                 row.games,
                 row.kind,
                 row.protocol,
                 new / base.max(1e-9),
+                pair(&|m| Some(m.user_us)),
                 pair(&|m| Some(m.switches)),
-                pair(&|m| m.syscalls),
+                pair(&|m| m.syscalls.map(|n| n.all)),
+                pair(&|m| m.syscalls.map(|n| n.sends)),
+                pair(&|m| m.syscalls.map(|n| n.reads)),
             );
         }
     }
