@@ -109,9 +109,10 @@ fn main() -> anyhow::Result<()> {
     };
     let counting = Counting {
         syscalls: args.iter().any(|a| a == "--syscalls"),
+        callgrind: args.iter().any(|a| a == "--callgrind"),
     };
     let exe = std::env::current_exe()?;
-    let server = Server::start(&exe, data.as_deref())?;
+    let server = Server::start(&exe, data.as_deref(), counting.callgrind)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -122,7 +123,7 @@ fn main() -> anyhow::Result<()> {
     };
     if picked("--memory") {
         // On a fresh server: the other parts leave rooms open for minutes.
-        let fresh = Server::start(&exe, None)?;
+        let fresh = Server::start(&exe, None, false)?;
         runtime.block_on(memory(&fresh))?;
     }
     let (threads, ai_threads) = server_threads();
@@ -135,7 +136,10 @@ fn main() -> anyhow::Result<()> {
     // own (two servers on one file would restore each other's rooms).
     let base_data = data.as_ref().map(|file| format!("{file}.baseline"));
     let baseline = baseline
-        .map(|exe| Server::start(Path::new(&exe), base_data.as_deref()).map(|s| (exe, s)))
+        .map(|exe| {
+            Server::start(Path::new(&exe), base_data.as_deref(), counting.callgrind)
+                .map(|s| (exe, s))
+        })
         .transpose()?;
     if let Some((exe, base)) = &baseline {
         println!("# baseline: {exe} (server pid {})", base.child.id());
@@ -149,7 +153,7 @@ fn main() -> anyhow::Result<()> {
         };
         if data.is_some() {
             // The same games on a server that keeps nothing, for comparison.
-            let memory = Server::start(&exe, None)?;
+            let memory = Server::start(&exe, None, counting.callgrind)?;
             println!();
             println!("### data :memory: (no checkpoints)");
             runtime.block_on(humans(&[("this build", &memory)], &plan))?;
@@ -239,9 +243,18 @@ struct Server {
 }
 
 impl Server {
-    /// Starts `exe serve` (this binary, or another build of it).
-    fn start(exe: &Path, data: Option<&str>) -> anyhow::Result<Server> {
-        let mut command = Command::new(exe);
+    /// Starts `exe serve` (this binary, or another build of it), under callgrind if
+    /// `callgrind` (which counts its instructions, [`Cpu::instructions`]).
+    fn start(exe: &Path, data: Option<&str>, callgrind: bool) -> anyhow::Result<Server> {
+        let mut command = if callgrind {
+            let mut valgrind = Command::new("valgrind");
+            valgrind
+                .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+                .arg(exe);
+            valgrind
+        } else {
+            Command::new(exe)
+        };
         command.arg("serve");
         if let Some(data) = data {
             command.args(["--data", data]);
@@ -249,7 +262,20 @@ impl Server {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .spawn()?;
+            // valgrind's own notes, not the server's.
+            .stderr(if callgrind {
+                Stdio::null()
+            } else {
+                Stdio::inherit()
+            })
+            .spawn()
+            .with_context(|| {
+                if callgrind {
+                    "--callgrind needs valgrind on the PATH".to_owned()
+                } else {
+                    format!("cannot start {}", exe.display())
+                }
+            })?;
         let stdout = child.stdout.take().context("child stdout")?;
         let mut line = String::new();
         BufReader::new(stdout).read_line(&mut line)?;
@@ -322,6 +348,29 @@ impl Cpu {
                     .collect::<Vec<_>>()
             })
             .sum()
+    }
+
+    /// User-space instructions the process (every thread) has run so far, from a server
+    /// run under callgrind (`callgrind_control` asks it; this takes a fraction of a second).
+    fn instructions(self) -> anyhow::Result<u64> {
+        let out = Command::new("callgrind_control")
+            .args(["-e", "Ir"])
+            .arg(self.pid.to_string())
+            .output()
+            .context("--callgrind needs callgrind_control on the PATH")?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        // `Totals: Ir`, then one `Th N  1,234,567` line per thread.
+        let counts: Vec<u64> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("Th "))
+            .filter_map(|l| l.split_whitespace().nth(2)?.replace(',', "").parse().ok())
+            .collect();
+        if counts.is_empty() {
+            return Err(anyhow!(
+                "no instruction counts from callgrind_control: {text:?}"
+            ));
+        }
+        Ok(counts.iter().sum())
     }
 
     /// User plus system CPU time the process has used.
@@ -712,6 +761,8 @@ struct Window {
     switches: u64,
     /// System calls, when counted (`--syscalls`).
     syscalls: Option<Syscalls>,
+    /// User-space instructions, when counted (`--callgrind`).
+    instructions: Option<u64>,
 }
 
 /// System calls counted over a window: all of them, and the socket writes and reads
@@ -741,6 +792,10 @@ impl Syscalls {
 struct Counting {
     /// System calls, with `perf stat` attached to the server for the window.
     syscalls: bool,
+    /// User-space instructions, with the servers run under callgrind (`--callgrind`): a
+    /// count that neither the machine's load nor its caches change, for comparing builds'
+    /// own work. The servers run tens of times slower, so their CPU times say nothing.
+    callgrind: bool,
 }
 
 /// The tracepoints `perf stat` counts, in the order of [`Syscalls`]' fields.
@@ -818,12 +873,24 @@ async fn run_players(
     // perf counts from the warm-up on (it takes a moment to attach): its count is scaled
     // to the window by the window's share of the server's CPU time while it counted.
     let cpu0 = cpu.read()?;
+    // Off the runtime's threads: asking callgrind takes a while, and the clients play on.
+    let instructions = |counting: Counting| async move {
+        if !counting.callgrind {
+            return Ok(None);
+        }
+        tokio::task::spawn_blocking(move || cpu.instructions().map(Some)).await?
+    };
     tokio::time::sleep_until(start).await;
+    let instructions_before = instructions(counting).await?;
     let before = cpu.read_split()?;
     let switches_before = cpu.switches();
     tokio::time::sleep_until(end).await;
     let used = cpu.read_split()? - before;
     let switches = cpu.switches() - switches_before;
+    let instructions = match (instructions_before, instructions(counting).await?) {
+        (Some(before), Some(after)) => Some(after.saturating_sub(before)),
+        _ => None,
+    };
     let cpu1 = cpu.read()?;
     let syscalls = match perf {
         Some(perf) => {
@@ -852,6 +919,7 @@ async fn run_players(
         cpu: used,
         switches,
         syscalls,
+        instructions,
     };
     Ok((tallies, window))
 }
@@ -863,6 +931,15 @@ fn percentile(samples: &mut [Duration], p: f64) -> Duration {
     samples.sort_unstable();
     let rank = ((samples.len() as f64 - 1.0) * p).round() as usize;
     samples[rank.min(samples.len() - 1)]
+}
+
+/// A per-move figure: counts of a few with two decimals, instructions whole.
+fn figure(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
 }
 
 fn ms(d: Duration) -> String {
@@ -931,6 +1008,8 @@ struct Measured {
     user_us: f64,
     switches: f64,
     syscalls: Option<Syscalls>,
+    /// User-space instructions (`--callgrind`).
+    instructions: Option<f64>,
 }
 
 /// Human games as fast as the server answers: throughput, bytes, CPU and round trips, on
@@ -941,9 +1020,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
     println!("## human games: one move event per player per move");
     println!();
     println!(
-        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | RTT p50 | RTT p99 |"
+        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move | RTT p50 | RTT p99 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut results: Vec<Vec<Vec<Measured>>> = plan
         .rows
         .iter()
@@ -977,6 +1056,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                     user_us: window.cpu.user.as_secs_f64() * 1e6 / moves,
                     switches: window.switches as f64 / moves,
                     syscalls: window.syscalls.map(|n| n.per(moves)),
+                    instructions: window.instructions.map(|n| n as f64 / moves),
                 };
                 // Both players ask for a rematch at the end of every game.
                 let games = total.rematches as f64 / 2.0;
@@ -989,7 +1069,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 let p50 = percentile(&mut total.round_trips, 0.5);
                 let p99 = percentile(&mut total.round_trips, 0.99);
                 println!(
-                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} |",
+                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} | {} |",
                     row.games,
                     row.kind,
                     row.protocol,
@@ -1004,6 +1084,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                     count(|n| n.all),
                     count(|n| n.sends),
                     count(|n| n.reads),
+                    measured
+                        .instructions
+                        .map_or("-".to_owned(), |n| format!("{n:.0}")),
                     ms(p50),
                     ms(p99),
                 );
@@ -1019,9 +1102,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
         );
         println!();
         println!(
-            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | user µs/move | switches/move | syscalls/move | sends/move | reads/move |"
+            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move |"
         );
-        println!("|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (row, result) in plan.rows.iter().zip(&results) {
             let median = |runs: &[Measured], f: &dyn Fn(&Measured) -> Option<f64>| {
                 let mut v: Vec<f64> = runs.iter().filter_map(f).collect();
@@ -1031,7 +1114,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
             let pair = |f: &dyn Fn(&Measured) -> Option<f64>| {
                 let (a, b) = (median(&result[0], f), median(&result[1], f));
                 match (a, b) {
-                    (Some(a), Some(b)) => format!("{a:.2} → {b:.2}"),
+                    (Some(a), Some(b)) => format!("{} → {}", figure(a), figure(b)),
                     _ => "-".to_owned(),
                 }
             };
@@ -1040,7 +1123,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 median(&result[1], &|m| Some(m.cpu_us)).unwrap_or(0.0),
             );
             println!(
-                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {} | {} | {} | {} | {} |",
+                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {} | {} | {} | {} | {} | {} |",
                 row.games,
                 row.kind,
                 row.protocol,
@@ -1050,6 +1133,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 pair(&|m| m.syscalls.map(|n| n.all)),
                 pair(&|m| m.syscalls.map(|n| n.sends)),
                 pair(&|m| m.syscalls.map(|n| n.reads)),
+                pair(&|m| m.instructions),
             );
         }
     }
@@ -1070,15 +1154,31 @@ async fn ai(server: &Server, phase: Duration) -> anyhow::Result<()> {
     for kind in [Kind::TicTacToe, Kind::ConnectFour, Kind::Gomoku] {
         let players = vec![ai_room(server.addr, kind, 9_000).await?];
         let mut total = Tally::default();
-        let (tallies, _) =
-            run_players(players, server.cpu(), phase, Counting { syscalls: false }).await?;
+        let (tallies, _) = run_players(
+            players,
+            server.cpu(),
+            phase,
+            Counting {
+                syscalls: false,
+                callgrind: false,
+            },
+        )
+        .await?;
         tallies.into_iter().for_each(|t| total.add(t));
         print_ai("alone", kind, &mut total.ai_replies);
     }
     let mut humans_alone = Tally::default();
     let players = paced_humans(server.addr, 10_000).await?;
-    let (tallies, _) =
-        run_players(players, server.cpu(), phase, Counting { syscalls: false }).await?;
+    let (tallies, _) = run_players(
+        players,
+        server.cpu(),
+        phase,
+        Counting {
+            syscalls: false,
+            callgrind: false,
+        },
+    )
+    .await?;
     tallies.into_iter().for_each(|t| humans_alone.add(t));
 
     let mut players = paced_humans(server.addr, 20_000).await?;
@@ -1093,8 +1193,16 @@ async fn ai(server: &Server, phase: Duration) -> anyhow::Result<()> {
             kinds.push(Some(kind));
         }
     }
-    let (tallies, _) =
-        run_players(players, server.cpu(), phase, Counting { syscalls: false }).await?;
+    let (tallies, _) = run_players(
+        players,
+        server.cpu(),
+        phase,
+        Counting {
+            syscalls: false,
+            callgrind: false,
+        },
+    )
+    .await?;
     let mut by_kind: HashMap<Option<Kind>, Tally> = HashMap::new();
     for (kind, tally) in kinds.into_iter().zip(tallies) {
         by_kind.entry(kind).or_default().add(tally);
