@@ -64,6 +64,20 @@ pub(crate) fn frame(text: &str) -> Option<ClientFrame> {
     })
 }
 
+/// The bytes that end a plain string's scan: its closing quote, or what this reader leaves
+/// to serde (a backslash's escape; a control character, which JSON forbids raw).
+const STOPS_STRING: [bool; 256] = {
+    let mut stops = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        stops[b] = true;
+        b += 1;
+    }
+    stops[b'"' as usize] = true;
+    stops[b'\\' as usize] = true;
+    stops
+};
+
 /// A cursor over the text's bytes.
 struct Reader<'a> {
     text: &'a str,
@@ -91,17 +105,24 @@ impl<'a> Reader<'a> {
     /// A string without escapes or control characters (which JSON forbids raw).
     fn string(&mut self) -> Option<&'a str> {
         self.expect(b'"')?;
-        let rest = self.text.as_bytes().get(self.at..)?;
-        let len = rest
-            .iter()
-            .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
-        if rest[len] != b'"' {
+        let bytes = self.text.as_bytes();
+        let start = self.at;
+        // One table lookup a byte: the scan was a third of a `play`'s reading with three
+        // comparisons a byte.
+        let mut end = start;
+        while let Some(&b) = bytes.get(end) {
+            if STOPS_STRING[usize::from(b)] {
+                break;
+            }
+            end += 1;
+        }
+        if *bytes.get(end)? != b'"' {
             return None;
         }
         // Both ends sit next to an ASCII quote, so they are character boundaries of the
         // text and the slice needs no second check of its UTF-8.
-        let text = self.text.get(self.at..self.at + len)?;
-        self.at += len + 1;
+        let text = self.text.get(start..end)?;
+        self.at = end + 1;
         Some(text)
     }
 
