@@ -111,6 +111,16 @@ fn main() -> anyhow::Result<()> {
         syscalls: args.iter().any(|a| a == "--syscalls"),
         callgrind: args.iter().any(|a| a == "--callgrind"),
     };
+    // Under callgrind the servers run tens of times slower: AI replies and memory measured
+    // there would say nothing, so the count is for the human games alone.
+    let parts = ["--memory", "--humans", "--ai"];
+    let only_humans = args.iter().any(|a| a == "--humans")
+        && !args.iter().any(|a| a == "--ai" || a == "--memory");
+    if counting.callgrind && !only_humans {
+        return Err(anyhow!(
+            "--callgrind counts the human games only: run it with --humans"
+        ));
+    }
     let exe = std::env::current_exe()?;
     let server = Server::start(&exe, data.as_deref(), counting.callgrind)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -118,7 +128,6 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     // `--memory`, `--humans`, `--ai` pick parts; all of them by default.
     let picked = |part: &str| {
-        let parts = ["--memory", "--humans", "--ai"];
         args.iter().any(|a| a == part) || !args.iter().any(|a| parts.contains(&a.as_str()))
     };
     if picked("--memory") {
