@@ -807,6 +807,14 @@ struct Counting {
     callgrind: bool,
 }
 
+impl Counting {
+    /// CPU time and context switches only: what the AI phases read.
+    const NONE: Counting = Counting {
+        syscalls: false,
+        callgrind: false,
+    };
+}
+
 /// The tracepoints `perf stat` counts, in the order of [`Syscalls`]' fields.
 const SYSCALL_EVENTS: [&str; 3] = [
     "raw_syscalls:sys_enter",
@@ -1163,31 +1171,13 @@ async fn ai(server: &Server, phase: Duration) -> anyhow::Result<()> {
     for kind in [Kind::TicTacToe, Kind::ConnectFour, Kind::Gomoku] {
         let players = vec![ai_room(server.addr, kind, 9_000).await?];
         let mut total = Tally::default();
-        let (tallies, _) = run_players(
-            players,
-            server.cpu(),
-            phase,
-            Counting {
-                syscalls: false,
-                callgrind: false,
-            },
-        )
-        .await?;
+        let (tallies, _) = run_players(players, server.cpu(), phase, Counting::NONE).await?;
         tallies.into_iter().for_each(|t| total.add(t));
         print_ai("alone", kind, &mut total.ai_replies);
     }
     let mut humans_alone = Tally::default();
     let players = paced_humans(server.addr, 10_000).await?;
-    let (tallies, _) = run_players(
-        players,
-        server.cpu(),
-        phase,
-        Counting {
-            syscalls: false,
-            callgrind: false,
-        },
-    )
-    .await?;
+    let (tallies, _) = run_players(players, server.cpu(), phase, Counting::NONE).await?;
     tallies.into_iter().for_each(|t| humans_alone.add(t));
 
     let mut players = paced_humans(server.addr, 20_000).await?;
@@ -1202,16 +1192,7 @@ async fn ai(server: &Server, phase: Duration) -> anyhow::Result<()> {
             kinds.push(Some(kind));
         }
     }
-    let (tallies, _) = run_players(
-        players,
-        server.cpu(),
-        phase,
-        Counting {
-            syscalls: false,
-            callgrind: false,
-        },
-    )
-    .await?;
+    let (tallies, _) = run_players(players, server.cpu(), phase, Counting::NONE).await?;
     let mut by_kind: HashMap<Option<Kind>, Tally> = HashMap::new();
     for (kind, tally) in kinds.into_iter().zip(tallies) {
         by_kind.entry(kind).or_default().add(tally);
