@@ -508,8 +508,6 @@ struct Player {
     think: Duration,
     /// The move decided on and when it is sent, after thinking.
     due: Option<(Instant, ClientMessage)>,
-    /// Rematches this player has asked for.
-    rematches: u64,
     rng: SmallRng,
 }
 
@@ -526,7 +524,6 @@ impl Player {
             acted: None,
             think: Duration::ZERO,
             due: None,
-            rematches: 0,
             rng: SmallRng::seed_from_u64(seed),
         };
         let hello = ClientMessage::Hello {
@@ -656,10 +653,9 @@ impl Player {
                     tally.moves += 1;
                     tally.ai_replies.push(now - asked);
                 }
-                let rematches = self.rematches;
-                self.act().await?;
-                if measuring {
-                    tally.rematches += self.rematches - rematches;
+                let rematch = self.act().await?;
+                if measuring && rematch {
+                    tally.rematches += 1;
                 }
             }
         }
@@ -674,26 +670,27 @@ impl Player {
         })
     }
 
-    /// Moves when it is our turn, asks for a rematch when the game is over.
-    async fn act(&mut self) -> anyhow::Result<()> {
+    /// Moves when it is our turn, asks for a rematch when the game is over; says whether
+    /// it asked for a rematch.
+    async fn act(&mut self) -> anyhow::Result<bool> {
         let me = self.my_mark();
         let Some(room) = &self.room else {
-            return Ok(());
+            return Ok(false);
         };
         let busy = self.pending.is_some() || self.due.is_some();
         let at = (room.game, room.ply);
         if busy || self.acted == Some(at) {
-            return Ok(());
+            return Ok(false);
         }
         if room.status.is_over() {
             let id = room.id.clone();
             self.acted = Some(at);
             self.ai_asked = None;
-            self.rematches += 1;
             self.send(ClientMessage::Rematch { room: id }).await?;
+            return Ok(true);
         } else if me.is_some_and(|m| room.status == GameStatus::Playing { turn: m }) {
             let Some(mv) = room.legal_moves.choose(&mut self.rng).cloned() else {
-                return Ok(());
+                return Ok(false);
             };
             let play = ClientMessage::Play {
                 room: room.id.clone(),
@@ -708,7 +705,7 @@ impl Player {
                 self.due = Some((Instant::now() + self.think, play));
             }
         }
-        Ok(())
+        Ok(false)
     }
 }
 
