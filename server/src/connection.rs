@@ -13,10 +13,11 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use std::task::{Context, Poll};
-
+use futures_util::task::AtomicWaker;
 use futures_util::{SinkExt, StreamExt};
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
@@ -177,6 +178,7 @@ pub(crate) async fn serve<S>(
             queue,
             unflushed: false,
         },
+        inbound: Inbound::new(),
     };
     let ending = match &admission {
         Admission::Admitted { .. } => {
@@ -329,6 +331,77 @@ impl Outbound {
     }
 }
 
+/// The socket's inbound side, read only when it may have something: after a wake-up from
+/// the socket, or after a read that gave a frame (more may be buffered behind it, which no
+/// wake-up announces). Most wake-ups are the outbound queue's (the other player's move to
+/// write), and reading the socket then is a trip through tokio-tungstenite, tungstenite
+/// and tokio's readiness that only ever ends in "nothing yet": about 700 instructions, on
+/// every move of a busy server.
+struct Inbound {
+    /// Set when the WebSocket wakes the task: a wake-up for the stream (the socket's
+    /// readiness). tokio-tungstenite hands any socket wake-up, read or write, to every
+    /// waker it was given, so a wake-up that frees the socket for a pending write (a
+    /// pong tungstenite owes, say) sets it too, and the read that retries it runs.
+    woken: Arc<ReadWake>,
+    /// The waker the stream is polled with: `woken`'s.
+    waker: Waker,
+    /// The last read gave a frame.
+    again: bool,
+}
+
+/// Notes that the WebSocket's stream woke the task, and wakes it.
+#[derive(Default)]
+struct ReadWake {
+    woken: AtomicBool,
+    /// The connection's task, as of its last poll.
+    task: AtomicWaker,
+}
+
+impl Wake for ReadWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.task.wake();
+    }
+}
+
+impl Inbound {
+    fn new() -> Inbound {
+        let woken = Arc::new(ReadWake::default());
+        Inbound {
+            waker: Waker::from(woken.clone()),
+            woken,
+            // Nothing has registered for the socket's wake-ups yet.
+            again: true,
+        }
+    }
+
+    /// The stream's next frame; pending without reading when nothing woke it since a read
+    /// that was itself pending.
+    fn poll_next<S>(
+        &mut self,
+        ws: &mut WebSocketStream<S>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Message, WsError>>>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        // Registered before the flag is looked at, and the flag cleared before the read:
+        // a wake-up at any point from here on polls the task again.
+        self.woken.task.register(cx.waker());
+        let woken = self.woken.woken.swap(false, Ordering::AcqRel);
+        if !(woken || self.again) {
+            return Poll::Pending;
+        }
+        let poll = ws.poll_next_unpin(&mut Context::from_waker(&self.waker));
+        self.again = poll.is_ready();
+        poll
+    }
+}
+
 /// What the socket did, when the connection's loop polls it.
 enum SocketEvent {
     /// An inbound frame, the stream's end, or a read error.
@@ -349,6 +422,8 @@ struct Connection {
     kick: Arc<Kick>,
     /// What rooms and the handler queued for the socket.
     outbound: Outbound,
+    /// Frames from the socket.
+    inbound: Inbound,
 }
 
 impl Connection {
@@ -405,7 +480,7 @@ impl Connection {
                     if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
                         return Poll::Ready(SocketEvent::WriteFailed(e));
                     }
-                    ws.poll_next_unpin(cx).map(SocketEvent::Inbound)
+                    self.inbound.poll_next(ws, cx).map(SocketEvent::Inbound)
                 }) => event,
             };
             let frame = match event {
@@ -488,5 +563,118 @@ impl Connection {
             },
             None,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::Pin;
+    use std::sync::atomic::AtomicUsize;
+
+    use tokio::io::{DuplexStream, ReadBuf};
+
+    use super::*;
+
+    /// A socket that counts the reads tried on it.
+    struct Counted {
+        inner: DuplexStream,
+        reads: Arc<AtomicUsize>,
+    }
+
+    impl AsyncRead for Counted {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            Pin::new(&mut self.inner).poll_read(cx, buf)
+        }
+    }
+
+    impl AsyncWrite for Counted {
+        fn poll_write(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &[u8],
+        ) -> Poll<std::io::Result<usize>> {
+            Pin::new(&mut self.inner).poll_write(cx, buf)
+        }
+        fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+            Pin::new(&mut self.inner).poll_flush(cx)
+        }
+        fn poll_shutdown(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+        ) -> Poll<std::io::Result<()>> {
+            Pin::new(&mut self.inner).poll_shutdown(cx)
+        }
+    }
+
+    /// A task waker that counts its wake-ups.
+    #[derive(Default)]
+    struct Wakes(AtomicUsize);
+
+    impl Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn text(poll: Poll<Option<Result<Message, WsError>>>) -> String {
+        match poll {
+            Poll::Ready(Some(Ok(Message::Text(text)))) => text.to_string(),
+            other => panic!("expected a text frame, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_socket_is_read_only_when_it_woke_the_task_or_just_gave_a_frame() {
+        let (server, client) = tokio::io::duplex(4096);
+        let reads = Arc::new(AtomicUsize::new(0));
+        let socket = Counted {
+            inner: server,
+            reads: reads.clone(),
+        };
+        let mut ws = WebSocketStream::from_raw_socket(socket, Role::Server, None).await;
+        let mut client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
+        let wakes = Arc::new(Wakes::default());
+        let task = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&task);
+        let mut inbound = Inbound::new();
+
+        // The first poll reads: nothing has registered for the socket's wake-ups yet.
+        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        let registered = reads.load(Ordering::SeqCst);
+        assert!(registered > 0);
+        // Polled again without the socket waking it (the outbound queue did): no read.
+        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        assert_eq!(reads.load(Ordering::SeqCst), registered);
+
+        // Two frames arrive, in one write: the socket wakes the task.
+        client
+            .feed(Message::text("one"))
+            .await
+            .expect("the duplex takes it");
+        client
+            .send(Message::text("two"))
+            .await
+            .expect("the duplex takes it");
+        assert_eq!(wakes.0.load(Ordering::SeqCst), 1);
+        assert_eq!(text(inbound.poll_next(&mut ws, &mut cx)), "one");
+        // The second came in the same read: it is read without a wake-up of its own.
+        assert_eq!(text(inbound.poll_next(&mut ws, &mut cx)), "two");
+        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        let drained = reads.load(Ordering::SeqCst);
+        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        assert_eq!(reads.load(Ordering::SeqCst), drained);
+
+        // A frame after that wakes the task again, and is read.
+        client
+            .send(Message::text("three"))
+            .await
+            .expect("the duplex takes it");
+        assert_eq!(wakes.0.load(Ordering::SeqCst), 2);
+        assert_eq!(text(inbound.poll_next(&mut ws, &mut cx)), "three");
     }
 }
