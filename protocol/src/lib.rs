@@ -21,7 +21,10 @@ mod check;
 mod read;
 mod write;
 
-pub use write::{RoomFields, RoomSource, Strs, encode_message, encode_room, push_json_str};
+pub use write::{
+    MovedFields, RoomFields, RoomSource, Strs, encode_message, encode_moved, encode_room,
+    push_json_str,
+};
 
 /// The newest protocol version, which this crate's clients send in `hello`. Version 2
 /// sends a small `moved` event after each move where version 1 sends a whole `room`

@@ -7,6 +7,7 @@
 //! A snapshot is written from a [`RoomSource`]: a [`RoomSnapshot`], or a server's own
 //! record of the room, which then never builds the snapshot's strings (every cell name of
 //! the moves played and the legal moves, every board row) only to copy them out again.
+//! [`encode_moved`] does the same for a `moved` event.
 //!
 //! The field order is the struct's declaration order, as serde writes it: a field added to
 //! [`RoomSnapshot`] or [`MoveEvent`] must be added here too, which the property tests
@@ -180,19 +181,73 @@ fn push_array(out: &mut String, fill: impl FnOnce(&mut Strs<'_>)) {
 }
 
 fn moved(out: &mut String, event: &MoveEvent) {
+    let fields = MovedFields {
+        room: &event.room,
+        seq: event.seq,
+        game: event.game,
+        ply: event.ply,
+        by: event.by,
+        status: &event.status,
+    };
+    moved_with(
+        out,
+        fields,
+        |out| out.push_str(&event.mv),
+        |out| out.push_str(&event.cell),
+    );
+}
+
+/// The single values of a `moved` event, as in [`MoveEvent`].
+#[derive(Debug, Clone, Copy)]
+pub struct MovedFields<'a> {
+    /// The room.
+    pub room: &'a RoomId,
+    /// The room's event sequence number.
+    pub seq: u64,
+    /// Which game of the room the move was played in.
+    pub game: u32,
+    /// Moves played after this one.
+    pub ply: u32,
+    /// The mark that moved.
+    pub by: Mark,
+    /// The game's status after the move.
+    pub status: &'a GameStatus,
+}
+
+/// The `moved` message of `fields`, the move that `mv` appends in notation and the cell
+/// that `cell` appends, as [`encode_message`] spells `ServerMessage::Moved` of the same
+/// event: a server writes it from its own record of the game, without making the event's
+/// strings first. Into a buffer of `capacity` bytes to begin with.
+pub fn encode_moved(
+    fields: MovedFields<'_>,
+    mv: impl FnOnce(&mut String),
+    cell: impl FnOnce(&mut String),
+    capacity: usize,
+) -> String {
+    let mut out = String::with_capacity(capacity);
+    moved_with(&mut out, fields, mv, cell);
+    out
+}
+
+fn moved_with(
+    out: &mut String,
+    fields: MovedFields<'_>,
+    mv: impl FnOnce(&mut String),
+    cell: impl FnOnce(&mut String),
+) {
     out.push_str("{\"type\":\"moved\",\"room\":");
-    push_json_str(out, &event.room.0);
-    push_number(out, ",\"seq\":", event.seq);
-    push_number(out, ",\"game\":", u64::from(event.game));
-    push_number(out, ",\"ply\":", u64::from(event.ply));
+    push_json_str(out, &fields.room.0);
+    push_number(out, ",\"seq\":", fields.seq);
+    push_number(out, ",\"game\":", u64::from(fields.game));
+    push_number(out, ",\"ply\":", u64::from(fields.ply));
     out.push_str(",\"move\":");
-    push_json_str(out, &event.mv);
+    Strs { out, empty: true }.push_with(mv);
     out.push_str(",\"cell\":");
-    push_json_str(out, &event.cell);
+    Strs { out, empty: true }.push_with(cell);
     out.push_str(",\"by\":");
-    out.push_str(mark(event.by));
+    out.push_str(mark(fields.by));
     out.push_str(",\"status\":");
-    status(out, &event.status);
+    status(out, fields.status);
     out.push('}');
 }
 

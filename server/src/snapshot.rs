@@ -4,8 +4,8 @@
 use inarow_engine::record::{self, Record, RecordResult};
 use inarow_engine::{self as engine, Cell, Position};
 use inarow_protocol::{
-    self as wire, GameId, GameStatus, GameSummary, Mark, MoveEvent, PlayedMove, RoomId,
-    RoomSnapshot, SeatInfo, ServerMessage, Strs,
+    self as wire, GameId, GameStatus, GameSummary, Mark, PlayedMove, RoomId, RoomSnapshot,
+    SeatInfo, ServerMessage, Strs,
 };
 
 /// The wire mark of an engine player.
@@ -190,8 +190,38 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
     }
 }
 
+/// The `moved` message of the last move of `position`, as event `seq` of room `id`, with
+/// the room's `status` after it, encoded: the text of [`moved`]'s event, written without
+/// making the event's strings. `None` before the first move.
+pub(crate) fn moved_text(
+    id: &RoomId,
+    seq: u64,
+    game: u32,
+    position: &Position,
+    status: &GameStatus,
+) -> Option<String> {
+    let mv = *position.history().last()?;
+    let cell = position.last_cell()?;
+    let fields = wire::MovedFields {
+        room: id,
+        seq,
+        game,
+        ply: u32::try_from(position.ply()).unwrap_or(u32::MAX),
+        by: mark(position.get(cell)?),
+        status,
+    };
+    // About 130 bytes, more when the status carries a winning line.
+    Some(wire::encode_moved(
+        fields,
+        |out| mv.push_notation(out),
+        |out| cell.push_notation(out),
+        192,
+    ))
+}
+
 /// The `moved` event of the last move of `position`, as event `seq` of room `id`, with the
 /// room's `status` after it; `None` before the first move.
+#[cfg(test)]
 pub(crate) fn moved(
     id: &RoomId,
     seq: u64,
@@ -201,7 +231,7 @@ pub(crate) fn moved(
 ) -> Option<ServerMessage> {
     let mv = position.history().last()?;
     let cell = position.last_cell()?;
-    Some(ServerMessage::Moved(MoveEvent {
+    Some(ServerMessage::Moved(wire::MoveEvent {
         room: id.clone(),
         seq,
         game,
@@ -590,7 +620,7 @@ mod tests {
         let event = moved(&id, 4, 2, &p, status.clone());
         assert_eq!(
             event,
-            Some(ServerMessage::Moved(MoveEvent {
+            Some(ServerMessage::Moved(wire::MoveEvent {
                 room: id,
                 seq: 4,
                 game: 2,

@@ -32,12 +32,6 @@ struct Encoded {
 }
 
 impl Encoded {
-    fn new(message: ServerMessage, requester: &Requester) -> Encoded {
-        // The message alone: the same bytes as a frame without an id (the protocol's
-        // golden tests check it), without the frame's flattening, which cost more.
-        Encoded::text(encode_message(&message, 256), requester)
-    }
-
     /// `common`, an encoded message, and the requester's copy of it.
     fn text(common: String, requester: &Requester) -> Encoded {
         let own = match requester {
@@ -138,16 +132,16 @@ impl Audience {
         self.deliver(|session, _| encoded.for_session(session))
     }
 
-    /// Queues a move to everybody: `moved` to protocol 2 connections, and the snapshot
+    /// Queues a move to everybody: the `moved` text to protocol 2 connections, and the snapshot
     /// text that `full` writes (only if somebody needs it) to protocol 1 connections. As
     /// [`Audience::broadcast`] otherwise.
     pub(super) fn broadcast_move(
         &self,
-        moved: ServerMessage,
+        moved: String,
         full: impl FnOnce() -> String,
         requester: Requester,
     ) -> Vec<SessionId> {
-        let lean = Encoded::new(moved, &requester);
+        let lean = Encoded::text(moved, &requester);
         let full = self
             .peers
             .values()

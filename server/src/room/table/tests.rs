@@ -786,7 +786,8 @@ proptest::proptest! {
     /// The snapshot text the room sends, written straight from the table, is byte for
     /// byte the encoding of the table's snapshot as a value, through joins, moves, AI
     /// seats, resignations, rematches and dropped connections, on boards with and
-    /// without gravity; and the table's own `over`/`turn` agree with the status shown.
+    /// without gravity; so is each move's `moved` text the encoding of its event; and the
+    /// table's own `over`/`turn` agree with the status shown.
     #[test]
     fn the_written_snapshot_is_the_encoded_snapshot(
         rules in proptest::sample::select(vec![
@@ -825,7 +826,9 @@ proptest::proptest! {
                             play(&mut t, mover, snapshot.ply, &mv),
                             Ok(Outcome::Moved)
                         );
-                        t.next_moved();
+                        let event = t.next_moved_event().map(|m| encode_message(&m, 0));
+                        proptest::prop_assert!(event.is_some());
+                        proptest::prop_assert_eq!(t.next_moved(), event);
                     }
                 }
                 Step::Request(who, request) => {

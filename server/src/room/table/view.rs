@@ -9,8 +9,8 @@
 use std::borrow::Cow;
 
 use inarow_protocol::{
-    GameStatus, Mark, Occupant, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo,
-    ServerMessage, Strs, encode_room,
+    GameStatus, Mark, Occupant, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo, Strs,
+    encode_room,
 };
 
 use super::{Seat, Table, seat_index};
@@ -33,18 +33,30 @@ impl Table {
         encode_room(self, 640 + 12 * cells)
     }
 
-    /// The `moved` event of the move just played, as a new event (the sequence number
-    /// moves on); `None`, and no event, if no move has been played.
-    pub(crate) fn next_moved(&mut self) -> Option<ServerMessage> {
-        let moved = snapshot::moved(
+    /// The `moved` message of the move just played, encoded, as a new event (the sequence
+    /// number moves on); `None`, and no event, if no move has been played.
+    pub(crate) fn next_moved(&mut self) -> Option<String> {
+        let moved = snapshot::moved_text(
+            &self.id,
+            self.seq + 1,
+            self.game,
+            &self.position,
+            &self.status(),
+        )?;
+        self.seq += 1;
+        Some(moved)
+    }
+
+    /// The `moved` event [`Table::next_moved`] would write, as a value.
+    #[cfg(test)]
+    pub(crate) fn next_moved_event(&self) -> Option<inarow_protocol::ServerMessage> {
+        snapshot::moved(
             &self.id,
             self.seq + 1,
             self.game,
             &self.position,
             self.status(),
-        )?;
-        self.seq += 1;
-        Some(moved)
+        )
     }
 
     /// The room as everybody sees it now (the last event's sequence number), as a value.
