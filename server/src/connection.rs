@@ -13,11 +13,9 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures_util::task::AtomicWaker;
 use futures_util::{SinkExt, StreamExt};
 use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
@@ -29,6 +27,7 @@ use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
+use crate::gate::Gate;
 use crate::metrics;
 use crate::outbox;
 use crate::peer::{Attachment, Kick, Peer};
@@ -178,7 +177,7 @@ pub(crate) async fn serve<S>(
             queue,
             unflushed: false,
         },
-        inbound: Inbound::new(),
+        reads: Gate::new(),
     };
     let ending = match &admission {
         Admission::Admitted { .. } => {
@@ -331,75 +330,24 @@ impl Outbound {
     }
 }
 
-/// The socket's inbound side, read only when it may have something: after a wake-up from
-/// the socket, or after a read that gave a frame (more may be buffered behind it, which no
-/// wake-up announces). Most wake-ups are the outbound queue's (the other player's move to
-/// write), and reading the socket then is a trip through tokio-tungstenite, tungstenite
-/// and tokio's readiness that only ever ends in "nothing yet": about 700 instructions, on
-/// every move of a busy server.
-struct Inbound {
-    /// Set when the WebSocket wakes the task: a wake-up for the stream (the socket's
-    /// readiness). tokio-tungstenite hands any socket wake-up, read or write, to every
-    /// waker it was given, so a wake-up that frees the socket for a pending write (a
-    /// pong tungstenite owes, say) sets it too, and the read that retries it runs.
-    woken: Arc<ReadWake>,
-    /// The waker the stream is polled with: `woken`'s.
-    waker: Waker,
-    /// The last read gave a frame.
-    again: bool,
-}
-
-/// Notes that the WebSocket's stream woke the task, and wakes it.
-#[derive(Default)]
-struct ReadWake {
-    woken: AtomicBool,
-    /// The connection's task, as of its last poll.
-    task: AtomicWaker,
-}
-
-impl Wake for ReadWake {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
+/// The socket's next frame, read through `reads`: only after the socket woke the task,
+/// or after a read that gave a frame (more may be buffered behind it, which no wake-up
+/// announces). tokio-tungstenite hands any socket wake-up, read or write, to every waker
+/// it was given, so a wake-up that frees the socket for a write tungstenite owes (a pong,
+/// say) comes through the gate too, and the read that retries that write runs.
+fn poll_frame<S>(
+    reads: &mut Gate,
+    ws: &mut WebSocketStream<S>,
+    cx: &mut Context<'_>,
+) -> Poll<Option<Result<Message, WsError>>>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let frame = reads.poll(cx, |cx| ws.poll_next_unpin(cx));
+    if frame.is_ready() {
+        reads.open();
     }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
-        self.task.wake();
-    }
-}
-
-impl Inbound {
-    fn new() -> Inbound {
-        let woken = Arc::new(ReadWake::default());
-        Inbound {
-            waker: Waker::from(woken.clone()),
-            woken,
-            // Nothing has registered for the socket's wake-ups yet.
-            again: true,
-        }
-    }
-
-    /// The stream's next frame; pending without reading when nothing woke it since a read
-    /// that was itself pending.
-    fn poll_next<S>(
-        &mut self,
-        ws: &mut WebSocketStream<S>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Message, WsError>>>
-    where
-        S: AsyncRead + AsyncWrite + Unpin,
-    {
-        // Registered before the flag is looked at, and the flag cleared before the read:
-        // a wake-up at any point from here on polls the task again.
-        self.woken.task.register(cx.waker());
-        let woken = self.woken.woken.swap(false, Ordering::AcqRel);
-        if !(woken || self.again) {
-            return Poll::Pending;
-        }
-        let poll = ws.poll_next_unpin(&mut Context::from_waker(&self.waker));
-        self.again = poll.is_ready();
-        poll
-    }
+    frame
 }
 
 /// What the socket did, when the connection's loop polls it.
@@ -422,8 +370,8 @@ struct Connection {
     kick: Arc<Kick>,
     /// What rooms and the handler queued for the socket.
     outbound: Outbound,
-    /// Frames from the socket.
-    inbound: Inbound,
+    /// The gate the socket's frames are read through ([`poll_frame`]).
+    reads: Gate,
 }
 
 impl Connection {
@@ -454,10 +402,17 @@ impl Connection {
         let kick = self.kick.clone();
         let kicked = kick.kicked();
         tokio::pin!(kicked);
+        // The kick and the timer are polled only when they woke the task (module `gate`):
+        // nearly every wake-up is the socket's or the outbound queue's. In a fixed order,
+        // as none of the three can keep the others waiting.
+        let (mut kick_gate, mut timer_gate) = (Gate::new(), Gate::new());
         loop {
             let event = tokio::select! {
-                () = &mut kicked => return self.kicked(),
-                () = &mut timer => {
+                biased;
+                () = std::future::poll_fn(|cx| kick_gate.poll(cx, |cx| kicked.as_mut().poll(cx))) => {
+                    return self.kicked();
+                }
+                () = std::future::poll_fn(|cx| timer_gate.poll(cx, |cx| timer.as_mut().poll(cx))) => {
                     let now = Instant::now();
                     let (at, late) = deadline(self.handler.has_session(), last_heard);
                     if at <= now {
@@ -474,13 +429,14 @@ impl Connection {
                         next_ping = now + ping_every;
                     }
                     timer.as_mut().reset(at.min(next_ping));
+                    timer_gate.open();
                     continue;
                 }
                 event = std::future::poll_fn(|cx| {
                     if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
                         return Poll::Ready(SocketEvent::WriteFailed(e));
                     }
-                    self.inbound.poll_next(ws, cx).map(SocketEvent::Inbound)
+                    poll_frame(&mut self.reads, ws, cx).map(SocketEvent::Inbound)
                 }) => event,
             };
             let frame = match event {
@@ -569,7 +525,8 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use std::pin::Pin;
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Wake, Waker};
 
     use tokio::io::{DuplexStream, ReadBuf};
 
@@ -641,14 +598,14 @@ mod tests {
         let wakes = Arc::new(Wakes::default());
         let task = Waker::from(wakes.clone());
         let mut cx = Context::from_waker(&task);
-        let mut inbound = Inbound::new();
+        let mut gate = Gate::new();
 
         // The first poll reads: nothing has registered for the socket's wake-ups yet.
-        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        assert!(poll_frame(&mut gate, &mut ws, &mut cx).is_pending());
         let registered = reads.load(Ordering::SeqCst);
         assert!(registered > 0);
         // Polled again without the socket waking it (the outbound queue did): no read.
-        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        assert!(poll_frame(&mut gate, &mut ws, &mut cx).is_pending());
         assert_eq!(reads.load(Ordering::SeqCst), registered);
 
         // Two frames arrive, in one write: the socket wakes the task.
@@ -661,12 +618,12 @@ mod tests {
             .await
             .expect("the duplex takes it");
         assert_eq!(wakes.0.load(Ordering::SeqCst), 1);
-        assert_eq!(text(inbound.poll_next(&mut ws, &mut cx)), "one");
+        assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "one");
         // The second came in the same read: it is read without a wake-up of its own.
-        assert_eq!(text(inbound.poll_next(&mut ws, &mut cx)), "two");
-        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "two");
+        assert!(poll_frame(&mut gate, &mut ws, &mut cx).is_pending());
         let drained = reads.load(Ordering::SeqCst);
-        assert!(inbound.poll_next(&mut ws, &mut cx).is_pending());
+        assert!(poll_frame(&mut gate, &mut ws, &mut cx).is_pending());
         assert_eq!(reads.load(Ordering::SeqCst), drained);
 
         // A frame after that wakes the task again, and is read.
@@ -675,6 +632,6 @@ mod tests {
             .await
             .expect("the duplex takes it");
         assert_eq!(wakes.0.load(Ordering::SeqCst), 2);
-        assert_eq!(text(inbound.poll_next(&mut ws, &mut cx)), "three");
+        assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "three");
     }
 }
