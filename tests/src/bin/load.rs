@@ -23,10 +23,15 @@
 //! machine's other work: `--baseline EXE` also starts EXE's server (another build of this
 //! binary, say one built from `main`; with `--data FILE` it keeps `FILE.baseline`) and plays
 //! every human row on both, alternating which goes first, `--repeat N` times; a summary
-//! gives each row's medians and their ratio, and `--ai` runs on each server in turn.
-//! `--row GAMES:RULES:PROTOCOL` (repeatable; rules `tictactoe` or `gomoku`) picks rows.
-//! Context switches per move are read from `/proc`; `--syscalls` also counts the server's
-//! system calls with `perf stat` (installed, and allowed to trace the child).
+//! gives each row's medians and their ratio, and the least CPU per move of each build's
+//! runs (the machine's other work only ever adds time), and `--ai` runs on each server in
+//! turn. `--row GAMES:RULES:PROTOCOL` (repeatable; rules `tictactoe` or `gomoku`) picks
+//! rows. Context switches per move are read from `/proc`; `--syscalls` also counts the
+//! server's system calls with `perf stat` (installed, and allowed to trace the child).
+//! `--callgrind` (with `--humans` alone) runs the servers under valgrind's callgrind and
+//! counts their user-space instructions per move, which the machine's load does not
+//! change; `--callgrind-out PATTERN` keeps their profiles (`%p` is a server's pid) for
+//! `callgrind_annotate`.
 //!
 //! ```sh
 //! cp target/release/load /tmp/load-before   # built from the code to compare against
@@ -121,8 +126,17 @@ fn main() -> anyhow::Result<()> {
             "--callgrind counts the human games only: run it with --humans"
         ));
     }
+    // Where callgrind writes its profiles (`%p` is the server's pid), for
+    // `callgrind_annotate`; nowhere by default, the count alone is wanted.
+    let profiles = value_of("--callgrind-out")?;
+    if profiles.is_some() && !counting.callgrind {
+        return Err(anyhow!("--callgrind-out goes with --callgrind"));
+    }
+    let callgrind = counting
+        .callgrind
+        .then(|| profiles.as_deref().unwrap_or("/dev/null"));
     let exe = std::env::current_exe()?;
-    let server = Server::start(&exe, data.as_deref(), counting.callgrind)?;
+    let server = Server::start(&exe, data.as_deref(), callgrind)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -132,7 +146,7 @@ fn main() -> anyhow::Result<()> {
     };
     if picked("--memory") {
         // On a fresh server: the other parts leave rooms open for minutes.
-        let fresh = Server::start(&exe, None, false)?;
+        let fresh = Server::start(&exe, None, None)?;
         runtime.block_on(memory(&fresh))?;
     }
     let (threads, ai_threads) = server_threads();
@@ -146,8 +160,7 @@ fn main() -> anyhow::Result<()> {
     let base_data = data.as_ref().map(|file| format!("{file}.baseline"));
     let baseline = baseline
         .map(|exe| {
-            Server::start(Path::new(&exe), base_data.as_deref(), counting.callgrind)
-                .map(|s| (exe, s))
+            Server::start(Path::new(&exe), base_data.as_deref(), callgrind).map(|s| (exe, s))
         })
         .transpose()?;
     if let Some((exe, base)) = &baseline {
@@ -162,7 +175,7 @@ fn main() -> anyhow::Result<()> {
         };
         if data.is_some() {
             // The same games on a server that keeps nothing, for comparison.
-            let memory = Server::start(&exe, None, counting.callgrind)?;
+            let memory = Server::start(&exe, None, callgrind)?;
             println!();
             println!("### data :memory: (no checkpoints)");
             runtime.block_on(humans(&[("this build", &memory)], &plan))?;
@@ -253,12 +266,14 @@ struct Server {
 
 impl Server {
     /// Starts `exe serve` (this binary, or another build of it), under callgrind if
-    /// `callgrind` (which counts its instructions, [`Cpu::instructions`]).
-    fn start(exe: &Path, data: Option<&str>, callgrind: bool) -> anyhow::Result<Server> {
-        let mut command = if callgrind {
+    /// `callgrind` names where its profile goes (which counts its instructions,
+    /// [`Cpu::instructions`]).
+    fn start(exe: &Path, data: Option<&str>, callgrind: Option<&str>) -> anyhow::Result<Server> {
+        let mut command = if let Some(profile) = callgrind {
             let mut valgrind = Command::new("valgrind");
             valgrind
-                .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+                .arg("--tool=callgrind")
+                .arg(format!("--callgrind-out-file={profile}"))
                 .arg(exe);
             valgrind
         } else {
@@ -272,14 +287,14 @@ impl Server {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             // valgrind's own notes, not the server's.
-            .stderr(if callgrind {
+            .stderr(if callgrind.is_some() {
                 Stdio::null()
             } else {
                 Stdio::inherit()
             })
             .spawn()
             .with_context(|| {
-                if callgrind {
+                if callgrind.is_some() {
                     "--callgrind needs valgrind on the PATH".to_owned()
                 } else {
                     format!("cannot start {}", exe.display())
@@ -1116,9 +1131,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
         );
         println!();
         println!(
-            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move |"
+            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | least CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move |"
         );
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (row, result) in plan.rows.iter().zip(&results) {
             let median = |runs: &[Measured], f: &dyn Fn(&Measured) -> Option<f64>| {
                 let mut v: Vec<f64> = runs.iter().filter_map(f).collect();
@@ -1136,8 +1151,15 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 median(&result[0], &|m| Some(m.cpu_us)).unwrap_or(0.0),
                 median(&result[1], &|m| Some(m.cpu_us)).unwrap_or(0.0),
             );
+            // The other jobs on a shared machine only ever add time: the least of the runs
+            // is the closest to what the server itself costs.
+            let least = |runs: &[Measured]| runs.iter().map(|m| m.cpu_us).min_by(f64::total_cmp);
+            let fewest = match (least(&result[0]), least(&result[1])) {
+                (Some(a), Some(b)) => format!("{a:.1} → {b:.1}"),
+                _ => "-".to_owned(),
+            };
             println!(
-                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {fewest} | {} | {} | {} | {} | {} | {} |",
                 row.games,
                 row.kind,
                 row.protocol,
