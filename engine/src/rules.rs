@@ -170,7 +170,16 @@ impl Rules {
     /// # Errors
     /// [`ParseMoveError`] when the text is not a move of these rules.
     pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
-        let text = text.trim().to_ascii_lowercase();
+        // Lowercased in a copy only when it has capitals: moves arrive lowercase, on every
+        // move a server handles.
+        let text = text.trim();
+        let lowered;
+        let text = if text.bytes().any(|b| b.is_ascii_uppercase()) {
+            lowered = text.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            text
+        };
         if text.is_empty() {
             return Err(ParseMoveError::new("empty move"));
         }
