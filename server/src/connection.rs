@@ -5,7 +5,9 @@
 //! One task rather than a reader and a writer: a move wakes one task per connection, not
 //! two, and no lock is shared between halves of the socket. Everything queued when the
 //! task wakes is written with one flush (one system call), and the deadlines are checked
-//! lazily: one timer per connection, re-armed only when it fires.
+//! lazily: one timer per connection, re-armed only when it fires. The socket's reads, the
+//! timer and the kick are each polled only when they woke the task ([`Gate`]): most
+//! wake-ups are the outbound queue's.
 //!
 //! It knows frames, not messages: data frames go to the connection's [`Handler`]
 //! (`dispatch`), which says when to close. Everything the connection logs carries the
