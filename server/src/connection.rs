@@ -435,6 +435,16 @@ impl Connection {
                     continue;
                 }
                 event = std::future::poll_fn(|cx| {
+                    // A frame the socket has just announced is read before what is queued
+                    // is written: its answer then goes out in the same write (a rematch
+                    // asked while the other player's offer waits to be written, say). Only
+                    // then: after a frame, what is queued is written first, so a peer that
+                    // keeps sending cannot hold back what is queued for it.
+                    if self.reads.woken()
+                        && let Poll::Ready(frame) = poll_frame(&mut self.reads, ws, cx)
+                    {
+                        return Poll::Ready(SocketEvent::Inbound(frame));
+                    }
                     if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
                         return Poll::Ready(SocketEvent::WriteFailed(e));
                     }

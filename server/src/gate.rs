@@ -74,6 +74,11 @@ impl Gate {
         poll(&mut Context::from_waker(&self.waker))
     }
 
+    /// Whether what is behind the gate woke the task since its last poll through the gate.
+    pub(crate) fn woken(&self) -> bool {
+        self.noted.woken.load(Ordering::Acquire)
+    }
+
     /// Lets the next poll through: what is behind the gate may be ready without waking
     /// anyone (a stream with more buffered, a timer just reset).
     pub(crate) fn open(&mut self) {
