@@ -538,11 +538,12 @@ impl Connection {
 mod tests {
     use std::pin::Pin;
     use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::{Wake, Waker};
+    use std::task::Waker;
 
     use tokio::io::{DuplexStream, ReadBuf};
 
     use super::*;
+    use crate::gate::WakeCount;
 
     /// A socket that counts the reads tried on it.
     struct Counted {
@@ -580,16 +581,6 @@ mod tests {
         }
     }
 
-    /// A task waker that counts its wake-ups.
-    #[derive(Default)]
-    struct Wakes(AtomicUsize);
-
-    impl Wake for Wakes {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
     fn text(poll: Poll<Option<Result<Message, WsError>>>) -> String {
         match poll {
             Poll::Ready(Some(Ok(Message::Text(text)))) => text.to_string(),
@@ -607,7 +598,7 @@ mod tests {
         };
         let mut ws = WebSocketStream::from_raw_socket(socket, Role::Server, None).await;
         let mut client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
-        let wakes = Arc::new(Wakes::default());
+        let wakes = Arc::new(WakeCount::default());
         let task = Waker::from(wakes.clone());
         let mut cx = Context::from_waker(&task);
         let mut gate = Gate::new();
@@ -629,7 +620,7 @@ mod tests {
             .send(Message::text("two"))
             .await
             .expect("the duplex takes it");
-        assert_eq!(wakes.0.load(Ordering::SeqCst), 1);
+        assert_eq!(wakes.count(), 1);
         assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "one");
         // The second came in the same read: it is read without a wake-up of its own.
         assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "two");
@@ -643,7 +634,7 @@ mod tests {
             .send(Message::text("three"))
             .await
             .expect("the duplex takes it");
-        assert_eq!(wakes.0.load(Ordering::SeqCst), 2);
+        assert_eq!(wakes.count(), 2);
         assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "three");
     }
 }

@@ -86,25 +86,33 @@ impl Gate {
     }
 }
 
+/// A task's waker, for tests: it counts its wake-ups.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct WakeCount(std::sync::atomic::AtomicUsize);
+
+#[cfg(test)]
+impl WakeCount {
+    /// The wake-ups so far.
+    pub(crate) fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+impl Wake for WakeCount {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
-
     use super::*;
-
-    /// A waker that counts its wake-ups.
-    #[derive(Default)]
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     #[test]
     fn only_a_wake_up_through_the_gate_or_an_open_gate_polls_again() {
-        let count = Arc::new(Count::default());
+        let count = Arc::new(WakeCount::default());
         let task = Waker::from(count.clone());
         let mut cx = Context::from_waker(&task);
         let mut gate = Gate::new();
@@ -133,7 +141,7 @@ mod tests {
         // What is behind the gate wakes it: the task is woken, and the next poll goes
         // through, once.
         inner.wake_by_ref();
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.count(), 1);
         assert!(poll(&mut gate, true).is_ready());
         assert!(poll(&mut gate, true).is_pending());
         assert_eq!(polls.get(), 2);

@@ -155,20 +155,8 @@ impl Drop for Receiver {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::task::Wake;
-
     use super::*;
-
-    /// A waker that counts its wakes.
-    #[derive(Default)]
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
+    use crate::gate::WakeCount;
 
     fn text(n: usize) -> Message {
         Message::text(n.to_string())
@@ -192,17 +180,17 @@ mod tests {
     #[test]
     fn a_send_wakes_the_waiting_reader_once_and_a_disarmed_one_not_at_all() {
         let (tx, mut rx) = channel(8);
-        let count = Arc::new(Count::default());
+        let count = Arc::new(WakeCount::default());
         let waker = Waker::from(count.clone());
         let mut cx = Context::from_waker(&waker);
         assert!(rx.poll_recv(&mut cx).is_pending());
         tx.try_send(text(1)).unwrap();
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.count(), 1);
         assert_eq!(rx.poll_recv(&mut cx), Poll::Ready(text(1)));
         assert!(rx.poll_recv(&mut cx).is_pending());
         rx.disarm();
         tx.try_send(text(2)).unwrap();
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.count(), 1);
         assert_eq!(rx.poll_recv(&mut cx), Poll::Ready(text(2)));
     }
 
