@@ -132,9 +132,9 @@ impl Audience {
         self.deliver(|session, _| encoded.for_session(session))
     }
 
-    /// Queues a move to everybody: the `moved` text to protocol 2 connections, and the snapshot
-    /// text that `full` writes (only if somebody needs it) to protocol 1 connections. As
-    /// [`Audience::broadcast`] otherwise.
+    /// Queues a move to everybody: the `moved` text to protocol 2 connections, and the
+    /// snapshot text that `full` writes (only if somebody needs it) to protocol 1
+    /// connections. As [`Audience::broadcast`] otherwise.
     pub(super) fn broadcast_move(
         &self,
         moved: String,
