@@ -218,6 +218,19 @@ fn server_threads() -> (usize, usize) {
 /// clients play as fast as they can, far above a person's message rate), until stdin
 /// closes. Its games and live rooms are kept in `data` (a SQLite file), else in memory.
 fn serve(data: Option<&str>) -> anyhow::Result<()> {
+    // The server binary's logging: `RUST_LOG`, else `info`, formatted as it formats it
+    // (the lines go nowhere: stdout is the parent's pipe). Each poll of a connection's task
+    // enters its span and each game's end is a line, so without it the figures would leave
+    // out what a real server pays; `RUST_LOG=off` measures the server without it.
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|spec| inarow_server::log_filter(&spec).ok())
+        .map_or_else(|| inarow_server::log_filter("info"), Ok)?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(false)
+        .with_writer(std::io::sink)
+        .init();
     let (threads, ai_threads) = server_threads();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
