@@ -31,7 +31,10 @@
 //! `--callgrind` (with `--humans` alone) runs the servers under valgrind's callgrind and
 //! counts their user-space instructions per move, which the machine's load does not
 //! change; `--callgrind-out PATTERN` keeps their profiles (`%p` is a server's pid) for
-//! `callgrind_annotate`.
+//! `callgrind_annotate`. `--cache-sim` (with `--callgrind`) also simulates the caches and
+//! counts the misses of a 2 MiB last level (this machine's L2 a core) per move: with 500
+//! games the state of a thousand connections no longer stays in the caches, and what a
+//! move touches of it, which no timing on a shared machine shows steadily, is counted.
 //!
 //! ```sh
 //! cp target/release/load /tmp/load-before   # built from the code to compare against
@@ -115,7 +118,11 @@ fn main() -> anyhow::Result<()> {
     let counting = Counting {
         syscalls: args.iter().any(|a| a == "--syscalls"),
         callgrind: args.iter().any(|a| a == "--callgrind"),
+        cache_sim: args.iter().any(|a| a == "--cache-sim"),
     };
+    if counting.cache_sim && !counting.callgrind {
+        return Err(anyhow!("--cache-sim goes with --callgrind"));
+    }
     // Under callgrind the servers run tens of times slower: AI replies and memory measured
     // there would say nothing, so the count is for the human games alone.
     let parts = ["--memory", "--humans", "--ai"];
@@ -132,9 +139,10 @@ fn main() -> anyhow::Result<()> {
     if profiles.is_some() && !counting.callgrind {
         return Err(anyhow!("--callgrind-out goes with --callgrind"));
     }
-    let callgrind = counting
-        .callgrind
-        .then(|| profiles.as_deref().unwrap_or("/dev/null"));
+    let callgrind = counting.callgrind.then(|| Callgrind {
+        profile: profiles.as_deref().unwrap_or("/dev/null"),
+        cache_sim: counting.cache_sim,
+    });
     let exe = std::env::current_exe()?;
     let server = Server::start(&exe, data.as_deref(), callgrind)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -278,16 +286,24 @@ struct Server {
 }
 
 impl Server {
-    /// Starts `exe serve` (this binary, or another build of it), under callgrind if
-    /// `callgrind` names where its profile goes (which counts its instructions,
-    /// [`Cpu::instructions`]).
-    fn start(exe: &Path, data: Option<&str>, callgrind: Option<&str>) -> anyhow::Result<Server> {
-        let mut command = if let Some(profile) = callgrind {
+    /// Starts `exe serve` (this binary, or another build of it), under callgrind if asked
+    /// (which counts its instructions, [`Cpu::counts`]).
+    fn start(
+        exe: &Path,
+        data: Option<&str>,
+        callgrind: Option<Callgrind<'_>>,
+    ) -> anyhow::Result<Server> {
+        let mut command = if let Some(callgrind) = callgrind {
             let mut valgrind = Command::new("valgrind");
             valgrind
                 .arg("--tool=callgrind")
-                .arg(format!("--callgrind-out-file={profile}"))
-                .arg(exe);
+                .arg(format!("--callgrind-out-file={}", callgrind.profile));
+            if callgrind.cache_sim {
+                // The first level as this machine's (48 KiB, 12 ways), the last as its
+                // L2 a core (2 MiB, 16 ways): the L3 is shared with other machines' work.
+                valgrind.args(["--cache-sim=yes", "--D1=49152,12,64", "--LL=2097152,16,64"]);
+            }
+            valgrind.arg(exe);
             valgrind
         } else {
             Command::new(exe)
@@ -387,27 +403,36 @@ impl Cpu {
             .sum()
     }
 
-    /// User-space instructions the process (every thread) has run so far, from a server
-    /// run under callgrind (`callgrind_control` asks it; this takes a fraction of a second).
-    fn instructions(self) -> anyhow::Result<u64> {
+    /// User-space instructions the process (every thread) has run so far, and with
+    /// `misses` its last-level data misses, from a server run under callgrind
+    /// (`callgrind_control` asks it; this takes a fraction of a second).
+    fn counts(self, misses: bool) -> anyhow::Result<Counted> {
+        let events = if misses { "Ir,DLmr,DLmw" } else { "Ir" };
         let out = Command::new("callgrind_control")
-            .args(["-e", "Ir"])
+            .args(["-e", events])
             .arg(self.pid.to_string())
             .output()
             .context("--callgrind needs callgrind_control on the PATH")?;
         let text = String::from_utf8_lossy(&out.stdout);
-        // `Totals: Ir`, then one `Th N  1,234,567` line per thread.
-        let counts: Vec<u64> = text
+        // `Totals: Ir DLmr DLmw`, then one `Th N  1,234,567 890 12` line per thread.
+        let threads: Vec<Vec<u64>> = text
             .lines()
             .filter(|l| l.trim_start().starts_with("Th "))
-            .filter_map(|l| l.split_whitespace().nth(2)?.replace(',', "").parse().ok())
+            .map(|l| {
+                l.split_whitespace()
+                    .skip(2)
+                    .filter_map(|n| n.replace(',', "").parse().ok())
+                    .collect()
+            })
             .collect();
-        if counts.is_empty() {
-            return Err(anyhow!(
-                "no instruction counts from callgrind_control: {text:?}"
-            ));
+        let column = |i: usize| threads.iter().filter_map(|t| t.get(i)).sum::<u64>();
+        if threads.is_empty() {
+            return Err(anyhow!("no counts from callgrind_control: {text:?}"));
         }
-        Ok(counts.iter().sum())
+        Ok(Counted {
+            instructions: column(0),
+            misses: misses.then(|| column(1) + column(2)),
+        })
     }
 
     /// User plus system CPU time the process has used.
@@ -795,8 +820,25 @@ struct Window {
     switches: u64,
     /// System calls, when counted (`--syscalls`).
     syscalls: Option<Syscalls>,
-    /// User-space instructions, when counted (`--callgrind`).
-    instructions: Option<u64>,
+    /// User-space instructions and cache misses, when counted (`--callgrind`).
+    counted: Option<Counted>,
+}
+
+/// What callgrind counted of a server's user space.
+#[derive(Clone, Copy)]
+struct Counted {
+    instructions: u64,
+    /// Last-level data misses, reads and writes (`--cache-sim`).
+    misses: Option<u64>,
+}
+
+/// How a server runs under callgrind.
+#[derive(Clone, Copy)]
+struct Callgrind<'a> {
+    /// Where its profile goes.
+    profile: &'a str,
+    /// Whether the caches are simulated (`--cache-sim`).
+    cache_sim: bool,
 }
 
 /// System calls counted over a window: all of them, and the socket writes and reads
@@ -830,6 +872,8 @@ struct Counting {
     /// count that neither the machine's load nor its caches change, for comparing builds'
     /// own work. The servers run tens of times slower, so their CPU times say nothing.
     callgrind: bool,
+    /// Last-level cache misses too, with callgrind simulating the caches (`--cache-sim`).
+    cache_sim: bool,
 }
 
 impl Counting {
@@ -837,6 +881,7 @@ impl Counting {
     const NONE: Counting = Counting {
         syscalls: false,
         callgrind: false,
+        cache_sim: false,
     };
 }
 
@@ -916,21 +961,27 @@ async fn run_players(
     // to the window by the window's share of the server's CPU time while it counted.
     let cpu0 = cpu.read()?;
     // Off the runtime's threads: asking callgrind takes a while, and the clients play on.
-    let instructions = |counting: Counting| async move {
+    let counts = |counting: Counting| async move {
         if !counting.callgrind {
             return Ok(None);
         }
-        tokio::task::spawn_blocking(move || cpu.instructions().map(Some)).await?
+        tokio::task::spawn_blocking(move || cpu.counts(counting.cache_sim).map(Some)).await?
     };
     tokio::time::sleep_until(start).await;
-    let instructions_before = instructions(counting).await?;
+    let counted_before = counts(counting).await?;
     let before = cpu.read_split()?;
     let switches_before = cpu.switches();
     tokio::time::sleep_until(end).await;
     let used = cpu.read_split()? - before;
     let switches = cpu.switches() - switches_before;
-    let instructions = match (instructions_before, instructions(counting).await?) {
-        (Some(before), Some(after)) => Some(after.saturating_sub(before)),
+    let counted = match (counted_before, counts(counting).await?) {
+        (Some(before), Some(after)) => Some(Counted {
+            instructions: after.instructions.saturating_sub(before.instructions),
+            misses: after
+                .misses
+                .zip(before.misses)
+                .map(|(a, b)| a.saturating_sub(b)),
+        }),
         _ => None,
     };
     let cpu1 = cpu.read()?;
@@ -961,7 +1012,7 @@ async fn run_players(
         cpu: used,
         switches,
         syscalls,
-        instructions,
+        counted,
     };
     Ok((tallies, window))
 }
@@ -1052,6 +1103,8 @@ struct Measured {
     syscalls: Option<Syscalls>,
     /// User-space instructions (`--callgrind`).
     instructions: Option<f64>,
+    /// Last-level data misses (`--cache-sim`).
+    misses: Option<f64>,
 }
 
 /// Human games as fast as the server answers: throughput, bytes, CPU and round trips, on
@@ -1062,9 +1115,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
     println!("## human games: one move event per player per move");
     println!();
     println!(
-        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move | RTT p50 | RTT p99 |"
+        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move | LL misses/move | RTT p50 | RTT p99 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut results: Vec<Vec<Vec<Measured>>> = plan
         .rows
         .iter()
@@ -1098,7 +1151,11 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                     user_us: window.cpu.user.as_secs_f64() * 1e6 / moves,
                     switches: window.switches as f64 / moves,
                     syscalls: window.syscalls.map(|n| n.per(moves)),
-                    instructions: window.instructions.map(|n| n as f64 / moves),
+                    instructions: window.counted.map(|n| n.instructions as f64 / moves),
+                    misses: window
+                        .counted
+                        .and_then(|n| n.misses)
+                        .map(|n| n as f64 / moves),
                 };
                 // Both players ask for a rematch at the end of every game.
                 let games = total.rematches as f64 / 2.0;
@@ -1111,7 +1168,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 let p50 = percentile(&mut total.round_trips, 0.5);
                 let p99 = percentile(&mut total.round_trips, 0.99);
                 println!(
-                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} | {} |",
+                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
                     row.games,
                     row.kind,
                     row.protocol,
@@ -1129,6 +1186,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                     measured
                         .instructions
                         .map_or("-".to_owned(), |n| format!("{n:.0}")),
+                    measured
+                        .misses
+                        .map_or("-".to_owned(), |n| format!("{n:.1}")),
                     ms(p50),
                     ms(p99),
                 );
@@ -1144,9 +1204,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
         );
         println!();
         println!(
-            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | least CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move |"
+            "| games | rules | protocol | CPU µs/move {base_name} | CPU µs/move {name} | ratio | least CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move | LL misses/move |"
         );
-        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (row, result) in plan.rows.iter().zip(&results) {
             let median = |runs: &[Measured], f: &dyn Fn(&Measured) -> Option<f64>| {
                 let mut v: Vec<f64> = runs.iter().filter_map(f).collect();
@@ -1172,7 +1232,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 _ => "-".to_owned(),
             };
             println!(
-                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {fewest} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {:?} | {} | {base:.1} | {new:.1} | {:.2} | {fewest} | {} | {} | {} | {} | {} | {} | {} |",
                 row.games,
                 row.kind,
                 row.protocol,
@@ -1183,6 +1243,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 pair(&|m| m.syscalls.map(|n| n.sends)),
                 pair(&|m| m.syscalls.map(|n| n.reads)),
                 pair(&|m| m.instructions),
+                pair(&|m| m.misses),
             );
         }
     }
