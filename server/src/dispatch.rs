@@ -149,10 +149,10 @@ pub(crate) struct Handler {
     limiter: RateLimiter,
     /// The peer's address, whose sessions are counted.
     ip: IpAddr,
-    /// Set by `hello`.
-    session: Option<SessionId>,
-    /// The display name given in `hello`, shared with every request's member.
-    name: Arc<str>,
+    /// Set by `hello`: the session as its rooms know it (its id, the name `hello` gave,
+    /// this connection). Requests lend it to the room: a clone for each cost two reference
+    /// counts (the name's and the kick switch's), cold by the next move, up and down.
+    member: Option<Member>,
     /// The room of the last room request, and its handle (see `room_request`).
     last_room: Option<(RoomId, room::RoomHandle)>,
 }
@@ -173,15 +173,14 @@ impl Handler {
             kick,
             limiter,
             ip,
-            session: None,
-            name: Arc::from(""),
+            member: None,
             last_room: None,
         }
     }
 
     /// Whether `hello` has opened a session.
     pub(crate) fn has_session(&self) -> bool {
-        self.session.is_some()
+        self.member.is_some()
     }
 
     /// Handles one data frame (`None` for a binary one); a `Bye` closes the connection.
@@ -246,18 +245,10 @@ impl Handler {
         self.error(id, refusal.code, refusal.message);
     }
 
-    fn member(&self, session: SessionId) -> Member {
-        Member {
-            session,
-            name: self.name.clone(),
-            peer: self.peer.clone(),
-        }
-    }
-
     async fn dispatch(&mut self, frame: ClientFrame) -> Option<Bye> {
         let ClientFrame { message, id } = frame;
         let route = Route::of(message);
-        let Some(session) = self.session else {
+        let Some(session) = self.member.as_ref().map(|member| member.session) else {
             if let Route::Hello {
                 protocol,
                 name,
@@ -284,7 +275,7 @@ impl Handler {
             } => self.history(name, limit, before, id).await,
             Route::Game(game) => self.game(game, id).await,
             Route::CreateRoom(request) => {
-                if let Err(refusal) = self.create_room(session, request, id.clone()) {
+                if let Err(refusal) = self.create_room(request, id.clone()) {
                     self.refuse(id, refusal);
                 }
             }
@@ -373,16 +364,16 @@ impl Handler {
     }
 
     /// Validates a `create_room` and opens the room; the room answers the creator.
-    fn create_room(
-        &self,
-        session: SessionId,
-        request: CreateRoom,
-        id: Option<RequestId>,
-    ) -> Result<(), Refusal> {
+    fn create_room(&self, request: CreateRoom, id: Option<RequestId>) -> Result<(), Refusal> {
+        let member = self
+            .member
+            .clone()
+            .expect("rooms are created only after hello, which sets the member");
         let spec =
-            RoomSpec::try_from_request(request, &self.name, self.state.config.max_name_chars)?;
+            RoomSpec::try_from_request(request, &member.name, self.state.config.max_name_chars)?;
         let context = self.state.room_context();
-        let room = room::open(&context, spec, self.member(session), id)?;
+        let session = member.session;
+        let room = room::open(&context, spec, member, id)?;
         self.state.sessions.enter(session, &room);
         Ok(())
     }
@@ -418,7 +409,10 @@ impl Handler {
             Some((last, handle)) if *last == room => Some(handle.clone()),
             _ => None,
         };
-        let member = self.member(session);
+        let member = self
+            .member
+            .as_ref()
+            .expect("room requests come only after hello, which sets the member");
         let outcome = loop {
             let from_cache = cached.is_some();
             let Some(handle) = cached.take().or_else(|| state.lobby.get(&room)) else {
@@ -426,7 +420,7 @@ impl Handler {
                 self.refuse(id, Refusal::unknown_room(&room));
                 return;
             };
-            match handle.try_request(&member, id.clone(), request) {
+            match handle.try_request(member, id.clone(), request) {
                 Ok(outcome) => {
                     if !from_cache {
                         self.last_room = Some((room.clone(), handle));
@@ -489,8 +483,12 @@ impl Handler {
         if let Some(old) = &opened.replaced {
             old.kick(ByeReason::Replaced);
         }
-        self.session = Some(opened.session);
-        self.name = Arc::from(name);
+        let member = Member {
+            session: opened.session,
+            name: Arc::from(name),
+            peer: self.peer.clone(),
+        };
+        self.member = Some(member.clone());
         // A new or rotated token: the store keeps its hash, so the token resumes the
         // session after a restart too.
         state
@@ -511,7 +509,7 @@ impl Handler {
         );
         for room in opened.rooms {
             let present = match state.lobby.get(&room) {
-                Some(handle) => handle.resume(self.member(opened.session)).await,
+                Some(handle) => handle.resume(member.clone()).await,
                 None => false,
             };
             if !present {
@@ -525,7 +523,9 @@ impl Handler {
     /// spectator places, and the grace period starts (unless a newer connection took the
     /// session over).
     pub(crate) async fn release_session(&self) {
-        let Some(session) = self.session else { return };
+        let Some(session) = self.member.as_ref().map(|member| member.session) else {
+            return;
+        };
         let state = &self.state;
         if state.shutdown.is_cancelled() {
             // Rooms and sessions are going away with the server: nothing to hold.
