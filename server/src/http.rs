@@ -95,13 +95,13 @@ pub(crate) async fn serve(
         peer = %addr,
         session = tracing::field::Empty,
     );
-    let _open = metrics::connection_opened();
+    let open = metrics::connection_opened();
     // Each branch's future is boxed: this task is spawned for every socket and holds the
     // largest of its states inline, and the TLS one (handshake, then HTTP over TLS) made
     // that 17.5 KiB for every plain connection too.
     async move {
         let Some(tls) = state.config.tls.clone() else {
-            return Box::pin(serve_http(socket, addr, state, admission)).await;
+            return Box::pin(serve_http(socket, addr, state, admission, open)).await;
         };
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.config);
         let shutdown = state.shutdown.clone();
@@ -110,7 +110,7 @@ pub(crate) async fn serve(
             () = shutdown.cancelled() => return,
         };
         match handshake {
-            Ok(Ok(stream)) => Box::pin(serve_http(stream, addr, state, admission)).await,
+            Ok(Ok(stream)) => Box::pin(serve_http(stream, addr, state, admission, open)).await,
             Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
             Err(_) => tracing::debug!("TLS handshake timed out"),
         }
@@ -119,9 +119,15 @@ pub(crate) async fn serve(
     .await;
 }
 
-/// Serves HTTP on `io`; on a WebSocket upgrade, passes the socket to `connection`.
-async fn serve_http<IO>(io: IO, addr: SocketAddr, state: Arc<ServerState>, admission: Admission)
-where
+/// Serves HTTP on `io`; on a WebSocket upgrade, passes the socket to `connection`. `open`
+/// counts the connection open until it closes.
+async fn serve_http<IO>(
+    io: IO,
+    addr: SocketAddr,
+    state: Arc<ServerState>,
+    admission: Admission,
+    open: metrics::Open,
+) where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     // A separate future, finished before the WebSocket's begins: the HTTP connection's
@@ -141,15 +147,46 @@ where
                 // which would otherwise stay allocated for the connection's life.
                 let read = parts.read_buf.to_vec();
                 drop(parts.read_buf);
-                connection::serve(parts.io.into_inner(), read, addr, state, admission).await;
+                let socket = parts.io.into_inner();
+                websocket(socket, read, addr, state, admission, open).await;
             }
             Err(upgraded) => {
                 let io = TokioIo::new(upgraded);
-                connection::serve(io, Vec::new(), addr, state, admission).await;
+                websocket(io, Vec::new(), addr, state, admission, open).await;
             }
         },
         Ok(Err(e)) => tracing::debug!(error = %e, "WebSocket upgrade failed"),
         Err(_) => tracing::debug!("WebSocket upgrade timed out"),
+    }
+}
+
+/// Serves the upgraded `socket` (`connection::serve`), in the connection's span. An admitted
+/// one is a task of its own, which this task's end leaves behind: its future is then the
+/// WebSocket's state alone, where it was nested in this task's (its span, the TLS choice,
+/// the boxed HTTP phase), and with a thousand connections each layer polled on the way
+/// in was a cache line gone cold since the connection's last turn. A refused one is told
+/// why from here, within the refusals' own limit.
+async fn websocket<S>(
+    socket: S,
+    read: Vec<u8>,
+    addr: SocketAddr,
+    state: Arc<ServerState>,
+    admission: Admission,
+    open: metrics::Open,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let admitted = matches!(admission, Admission::Admitted { .. });
+    let tracker = state.tracker.clone();
+    let serve = async move {
+        connection::serve(socket, read, addr, state, admission).await;
+        drop(open);
+    }
+    .instrument(tracing::Span::current());
+    if admitted {
+        tracker.spawn(serve);
+    } else {
+        serve.await;
     }
 }
 
