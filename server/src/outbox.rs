@@ -6,7 +6,9 @@
 //! message; on a busy server those lines had gone cold between a room's send and the
 //! connection's read. Here a send is one short lock on a deque beside the reader's waker,
 //! and the reader takes everything queued with one lock, swapping the deque for its own
-//! empty one.
+//! empty one. The first message waiting sits in a slot beside the lock rather than in the
+//! deque's buffer: most wake-ups find one message (a move's event), and the buffer was a
+//! cache line more to write and read again, gone cold since the connection's last turn.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -19,6 +21,7 @@ use tokio_tungstenite::tungstenite::Message;
 pub(crate) fn channel(capacity: usize) -> (Sender, Receiver) {
     let shared = Arc::new(Shared {
         state: Mutex::new(State {
+            first: None,
             queued: VecDeque::new(),
             capacity: capacity.max(1),
             closed: false,
@@ -52,6 +55,9 @@ struct Shared {
 }
 
 struct State {
+    /// The oldest message waiting, if any.
+    first: Option<Message>,
+    /// The messages waiting behind `first` (never any without it).
     queued: VecDeque<Message>,
     capacity: usize,
     /// The reader has been dropped.
@@ -85,10 +91,13 @@ impl Sender {
             if state.closed {
                 return Err(TrySendError::Closed);
             }
-            if state.queued.len() >= state.capacity {
+            if state.first.is_none() {
+                state.first = Some(message);
+            } else if 1 + state.queued.len() >= state.capacity {
                 return Err(TrySendError::Full);
+            } else {
+                state.queued.push_back(message);
             }
-            state.queued.push_back(message);
         }
         self.shared.reader.wake();
         Ok(())
@@ -98,8 +107,9 @@ impl Sender {
 /// The reading side: the connection's task.
 pub(crate) struct Receiver {
     shared: Arc<Shared>,
-    /// Messages taken from the queue in one swap, read one by one. At most a queue's
-    /// worth: the reader takes more only once these are written.
+    /// Messages taken from the queue in one swap, read one by one (all of them queued
+    /// after the `first` taken with them, and before anything queued since). At most a
+    /// queue's worth: the reader takes more only once these are written.
     taken: VecDeque<Message>,
 }
 
@@ -136,14 +146,15 @@ impl Receiver {
     }
 
     fn take(&mut self) -> Option<Message> {
-        if self.taken.is_empty() {
-            let mut state = self.shared.lock();
-            if state.queued.is_empty() {
-                return None;
-            }
+        if let Some(message) = self.taken.pop_front() {
+            return Some(message);
+        }
+        let mut state = self.shared.lock();
+        let first = state.first.take()?;
+        if !state.queued.is_empty() {
             std::mem::swap(&mut state.queued, &mut self.taken);
         }
-        self.taken.pop_front()
+        Some(first)
     }
 }
 
