@@ -29,11 +29,23 @@ use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler};
-use crate::gate::Gate;
+use crate::gate::{Gate, Gates};
 use crate::metrics;
 use crate::outbox;
 use crate::peer::{Attachment, Kick, Peer};
 use crate::state::ServerState;
+
+/// The gates of the two things that rarely wake a connection's task ([`Gates`]).
+const KICK: usize = 0;
+const TIMER: usize = 1;
+
+/// What rarely wakes a connection's loop.
+enum Rare {
+    /// The kick switch was thrown.
+    Kicked,
+    /// The timer fired: a deadline or a ping may be due.
+    Timer,
+}
 
 /// Time allowed to write the last frames, `bye` and the close frame.
 const FAREWELL_TIME: Duration = Duration::from_secs(2);
@@ -410,14 +422,20 @@ impl Connection {
         // The kick and the timer are polled only when they woke the task (module `gate`):
         // nearly every wake-up is the socket's or the outbound queue's. In a fixed order,
         // as none of the three can keep the others waiting.
-        let (mut kick_gate, mut timer_gate) = (Gate::new(), Gate::new());
+        let mut rare = Gates::<2>::new();
         loop {
             let event = tokio::select! {
                 biased;
-                () = std::future::poll_fn(|cx| kick_gate.poll(cx, |cx| kicked.as_mut().poll(cx))) => {
-                    return self.kicked();
-                }
-                () = std::future::poll_fn(|cx| timer_gate.poll(cx, |cx| timer.as_mut().poll(cx))) => {
+                woke = std::future::poll_fn(|cx| {
+                    rare.enter(cx);
+                    if rare.poll(KICK, |cx| kicked.as_mut().poll(cx)).is_ready() {
+                        return Poll::Ready(Rare::Kicked);
+                    }
+                    rare.poll(TIMER, |cx| timer.as_mut().poll(cx)).map(|()| Rare::Timer)
+                }) => {
+                    if let Rare::Kicked = woke {
+                        return self.kicked();
+                    }
                     let now = Instant::now();
                     let (at, late) = deadline(self.handler.has_session(), last_heard);
                     if at <= now {
@@ -434,7 +452,7 @@ impl Connection {
                         next_ping = now + ping_every;
                     }
                     timer.as_mut().reset(at.min(next_ping));
-                    timer_gate.open();
+                    rare.open(TIMER);
                     continue;
                 }
                 event = std::future::poll_fn(|cx| {
