@@ -19,7 +19,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use inarow_protocol::{ByeReason, ErrorCode, ServerFrame, ServerMessage, encode};
+use inarow_protocol::{ByeReason, ErrorCode, RequestId, ServerFrame, ServerMessage, encode};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
@@ -28,7 +28,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 
 use crate::admission::Admission;
-use crate::dispatch::{Bye, Handler};
+use crate::dispatch::{Bye, Handler, Route, Step};
 use crate::gate::{Gate, Gates};
 use crate::metrics;
 use crate::outbox;
@@ -375,6 +375,16 @@ enum SocketEvent {
     WriteFailed(WsError),
 }
 
+/// What the loop does after [`Connection::take_event`].
+enum Taken {
+    /// Wait for the next event.
+    Next,
+    /// Close the connection.
+    End(Ending),
+    /// Wait on the handler for this request, writing what is queued meanwhile.
+    Wait(Route, Option<RequestId>),
+}
+
 /// One connection: frames in, the outbound queue out, deadlines, pings, kicks.
 struct Connection {
     state: Arc<ServerState>,
@@ -424,90 +434,71 @@ impl Connection {
         // as none of the three can keep the others waiting.
         let mut rare = Gates::<2>::new();
         loop {
-            let event = tokio::select! {
-                biased;
-                woke = std::future::poll_fn(|cx| {
-                    rare.enter(cx);
-                    if rare.poll(KICK, |cx| kicked.as_mut().poll(cx)).is_ready() {
-                        return Poll::Ready(Rare::Kicked);
+            // The event is taken by plain calls, in a block that ends before the loop
+            // waits again: what an `await` can see is kept in the connection's future,
+            // memory gone cold since the connection's last turn, and a frame and its
+            // message written there were cache misses on every move.
+            let taken = {
+                let event = tokio::select! {
+                    biased;
+                    woke = std::future::poll_fn(|cx| {
+                        rare.enter(cx);
+                        if rare.poll(KICK, |cx| kicked.as_mut().poll(cx)).is_ready() {
+                            return Poll::Ready(Rare::Kicked);
+                        }
+                        rare.poll(TIMER, |cx| timer.as_mut().poll(cx)).map(|()| Rare::Timer)
+                    }) => {
+                        if let Rare::Kicked = woke {
+                            return self.kicked();
+                        }
+                        let now = Instant::now();
+                        let (at, late) = deadline(self.handler.has_session(), last_heard);
+                        if at <= now {
+                            let message = match late {
+                                ByeReason::HandshakeTimeout => "no hello arrived in time",
+                                _ => "nothing heard from you for too long",
+                            };
+                            return Ending::bye(late, message);
+                        }
+                        if next_ping <= now {
+                            let _ = self.peer.send_raw(Message::Ping(Bytes::new()));
+                            // After a late wake-up the next ping is a whole interval away, as
+                            // `MissedTickBehavior::Delay` had it.
+                            next_ping = now + ping_every;
+                        }
+                        timer.as_mut().reset(at.min(next_ping));
+                        rare.open(TIMER);
+                        continue;
                     }
-                    rare.poll(TIMER, |cx| timer.as_mut().poll(cx)).map(|()| Rare::Timer)
-                }) => {
-                    if let Rare::Kicked = woke {
-                        return self.kicked();
-                    }
-                    let now = Instant::now();
-                    let (at, late) = deadline(self.handler.has_session(), last_heard);
-                    if at <= now {
-                        let message = match late {
-                            ByeReason::HandshakeTimeout => "no hello arrived in time",
-                            _ => "nothing heard from you for too long",
-                        };
-                        return Ending::bye(late, message);
-                    }
-                    if next_ping <= now {
-                        let _ = self.peer.send_raw(Message::Ping(Bytes::new()));
-                        // After a late wake-up the next ping is a whole interval away, as
-                        // `MissedTickBehavior::Delay` had it.
-                        next_ping = now + ping_every;
-                    }
-                    timer.as_mut().reset(at.min(next_ping));
-                    rare.open(TIMER);
-                    continue;
-                }
-                event = std::future::poll_fn(|cx| {
-                    // A frame the socket has just announced is read before what is queued
-                    // is written: its answer then goes out in the same write (a rematch
-                    // asked while the other player's offer waits to be written, say). Only
-                    // then: after a frame, what is queued is written first, so a peer that
-                    // keeps sending cannot hold back what is queued for it.
-                    if self.reads.woken()
-                        && let Poll::Ready(frame) = poll_frame(&mut self.reads, ws, cx)
-                    {
-                        return Poll::Ready(SocketEvent::Inbound(frame));
-                    }
-                    if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
-                        return Poll::Ready(SocketEvent::WriteFailed(e));
-                    }
-                    poll_frame(&mut self.reads, ws, cx).map(SocketEvent::Inbound)
-                }) => event,
+                    event = std::future::poll_fn(|cx| {
+                        // A frame the socket has just announced is read before what is queued
+                        // is written: its answer then goes out in the same write (a rematch
+                        // asked while the other player's offer waits to be written, say). Only
+                        // then: after a frame, what is queued is written first, so a peer that
+                        // keeps sending cannot hold back what is queued for it.
+                        if self.reads.woken()
+                            && let Poll::Ready(frame) = poll_frame(&mut self.reads, ws, cx)
+                        {
+                            return Poll::Ready(SocketEvent::Inbound(frame));
+                        }
+                        if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
+                            return Poll::Ready(SocketEvent::WriteFailed(e));
+                        }
+                        poll_frame(&mut self.reads, ws, cx).map(SocketEvent::Inbound)
+                    }) => event,
+                };
+                self.take_event(event, &mut last_heard)
             };
-            let frame = match event {
-                SocketEvent::WriteFailed(e) => {
-                    tracing::debug!(error = %e, "write failed");
-                    return Ending::Gone;
-                }
-                SocketEvent::Inbound(frame) => frame,
+            let (route, id) = match taken {
+                Taken::Next => continue,
+                Taken::End(ending) => return ending,
+                Taken::Wait(route, id) => (route, id),
             };
-            let message = match frame {
-                None => return Ending::Gone,
-                Some(Err(WsError::Capacity(e))) => {
-                    let message = format!("{e}; the limit is {} bytes", config.max_message_size);
-                    self.error(ErrorCode::TooLarge, message.clone());
-                    return Ending::Bye {
-                        bye: Bye::new(ByeReason::TooLarge, message),
-                        readable: false,
-                    };
-                }
-                Some(Err(e)) => return failed(e),
-                Some(Ok(message)) => message,
-            };
-            last_heard = Instant::now();
-            if message.is_text() || message.is_binary() {
-                metrics::message_in();
-            }
-            let text = match &message {
-                Message::Text(text) => Some(text.as_str()),
-                Message::Binary(_) => None,
-                Message::Close(_) => return Ending::PeerClosed,
-                Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => continue,
-            };
-            // While the room answers, what is queued for the peer still goes out.
+            // While the handler waits, what is queued for the peer still goes out.
             let outbound = &mut self.outbound;
-            outbound.disarm();
             let bye = tokio::select! {
                 biased;
-                bye = self.handler.on_frame(text) => bye,
+                bye = self.handler.dispatch_waiting(route, id) => bye,
                 e = std::future::poll_fn(|cx| outbound.poll_write(ws, cx)) => {
                     tracing::debug!(error = %e, "write failed");
                     return Ending::Gone;
@@ -519,6 +510,53 @@ impl Connection {
                     readable: true,
                 };
             }
+        }
+    }
+
+    /// Takes what the socket did: a frame is handled at once if it can be (a move always
+    /// can), else handed back for the loop to wait on.
+    fn take_event(&mut self, event: SocketEvent, last_heard: &mut Instant) -> Taken {
+        let frame = match event {
+            SocketEvent::WriteFailed(e) => {
+                tracing::debug!(error = %e, "write failed");
+                return Taken::End(Ending::Gone);
+            }
+            SocketEvent::Inbound(frame) => frame,
+        };
+        let message = match frame {
+            None => return Taken::End(Ending::Gone),
+            Some(Err(WsError::Capacity(e))) => {
+                let limit = self.state.config.max_message_size;
+                let message = format!("{e}; the limit is {limit} bytes");
+                self.error(ErrorCode::TooLarge, message.clone());
+                return Taken::End(Ending::Bye {
+                    bye: Bye::new(ByeReason::TooLarge, message),
+                    readable: false,
+                });
+            }
+            Some(Err(e)) => return Taken::End(failed(e)),
+            Some(Ok(message)) => message,
+        };
+        *last_heard = Instant::now();
+        if message.is_text() || message.is_binary() {
+            metrics::message_in();
+        }
+        let text = match &message {
+            Message::Text(text) => Some(text.as_str()),
+            Message::Binary(_) => None,
+            Message::Close(_) => return Taken::End(Ending::PeerClosed),
+            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return Taken::Next,
+        };
+        // What handling the frame queues for this connection (a move's own event) is
+        // written by the loop's next poll of the queue, in this same wake-up.
+        self.outbound.disarm();
+        match self.handler.take_frame(text) {
+            Step::Done(None) => Taken::Next,
+            Step::Done(Some(bye)) => Taken::End(Ending::Bye {
+                bye,
+                readable: true,
+            }),
+            Step::Wait(route, id) => Taken::Wait(route, id),
         }
     }
 

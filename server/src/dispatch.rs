@@ -50,7 +50,7 @@ impl Bye {
 }
 
 /// What [`Handler::take_frame`] did with a frame.
-enum Step {
+pub(crate) enum Step {
     /// Handled; a `Bye` closes the connection.
     Done(Option<Bye>),
     /// Handling it waits: the route and the request's id.
@@ -191,20 +191,13 @@ impl Handler {
         self.member.is_some()
     }
 
-    /// Handles one data frame (`None` for a binary one); a `Bye` closes the connection.
-    pub(crate) async fn on_frame(&mut self, text: Option<&str>) -> Option<Bye> {
-        // What needs no waiting (a move above all) is handled by plain calls: an async
-        // call keeps its arguments and locals in the connection's future, memory gone
-        // cold since the connection's last turn, and writing a frame and its request
-        // there cost several cache misses a move with a thousand connections.
-        match self.take_frame(text) {
-            Step::Done(bye) => bye,
-            Step::Wait(route, id) => self.dispatch_waiting(route, id).await,
-        }
-    }
-
-    /// Handles what of a frame needs no waiting; hands back what does.
-    fn take_frame(&mut self, text: Option<&str>) -> Step {
+    /// Handles one data frame (`None` for a binary one) if that needs no waiting, as a
+    /// move never does; hands back what does, for [`Handler::dispatch_waiting`]. Plain
+    /// calls rather than async ones: an async call keeps its arguments and locals in the
+    /// connection's future, memory gone cold since the connection's last turn, and writing
+    /// a frame and its request there cost several cache misses a move with a thousand
+    /// connections.
+    pub(crate) fn take_frame(&mut self, text: Option<&str>) -> Step {
         let decoded = text.map(decode_client);
         let verdict = self.limiter.check(std::time::Instant::now());
         if verdict != RateVerdict::Pass {
@@ -296,9 +289,13 @@ impl Handler {
         Step::Done(None)
     }
 
-    /// Handles what [`Handler::dispatch`] handed back: `hello` before a session, `history`
-    /// and `game`.
-    async fn dispatch_waiting(&mut self, route: Route, id: Option<RequestId>) -> Option<Bye> {
+    /// Handles what [`Handler::take_frame`] handed back: `hello` before a session,
+    /// `history` and `game`; a `Bye` closes the connection.
+    pub(crate) async fn dispatch_waiting(
+        &mut self,
+        route: Route,
+        id: Option<RequestId>,
+    ) -> Option<Bye> {
         match route {
             Route::Hello {
                 protocol,
