@@ -6,7 +6,7 @@
 //! two, and no lock is shared between halves of the socket. Everything queued when the
 //! task wakes is written with one flush (one system call), and the deadlines are checked
 //! lazily: one timer per connection, re-armed only when it fires. The socket's reads, the
-//! timer and the kick are each polled only when they woke the task ([`Gate`]): most
+//! timer and the kick are each polled only when they woke the task (module `gate`): most
 //! wake-ups are the outbound queue's.
 //!
 //! It knows frames, not messages: data frames go to the connection's [`Handler`]
@@ -28,7 +28,7 @@ use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
 
 use crate::admission::Admission;
-use crate::dispatch::{Bye, Handler, Route, Step};
+use crate::dispatch::{Bye, Handler, Step, Waiting};
 use crate::gate::{Gate, Gates};
 use crate::metrics;
 use crate::outbox;
@@ -382,7 +382,7 @@ enum Taken {
     /// Close the connection.
     End(Ending),
     /// Wait on the handler for this request, writing what is queued meanwhile.
-    Wait(Route, Option<RequestId>),
+    Wait(Waiting, Option<RequestId>),
 }
 
 /// One connection: frames in, the outbound queue out, deadlines, pings, kicks.
@@ -489,16 +489,16 @@ impl Connection {
                 };
                 self.take_event(event, &mut last_heard)
             };
-            let (route, id) = match taken {
+            let (waiting, id) = match taken {
                 Taken::Next => continue,
                 Taken::End(ending) => return ending,
-                Taken::Wait(route, id) => (route, id),
+                Taken::Wait(waiting, id) => (waiting, id),
             };
             // While the handler waits, what is queued for the peer still goes out.
             let outbound = &mut self.outbound;
             let bye = tokio::select! {
                 biased;
-                bye = self.handler.dispatch_waiting(route, id) => bye,
+                bye = self.handler.dispatch_waiting(waiting, id) => bye,
                 e = std::future::poll_fn(|cx| outbound.poll_write(ws, cx)) => {
                     tracing::debug!(error = %e, "write failed");
                     return Ending::Gone;
@@ -556,7 +556,7 @@ impl Connection {
                 bye,
                 readable: true,
             }),
-            Step::Wait(route, id) => Taken::Wait(route, id),
+            Step::Wait(waiting, id) => Taken::Wait(waiting, id),
         }
     }
 

@@ -53,8 +53,27 @@ impl Bye {
 pub(crate) enum Step {
     /// Handled; a `Bye` closes the connection.
     Done(Option<Bye>),
-    /// Handling it waits: the route and the request's id.
-    Wait(Route, Option<RequestId>),
+    /// Handling it waits ([`Handler::dispatch_waiting`]): the request and its id.
+    Wait(Waiting, Option<RequestId>),
+}
+
+/// The requests whose handling waits: for the session registry, or the store. (No
+/// `Debug`: a `hello` carries a token.)
+pub(crate) enum Waiting {
+    /// `hello`, before a session.
+    Hello {
+        protocol: u32,
+        name: String,
+        token: Option<String>,
+    },
+    /// `history`.
+    History {
+        name: Option<String>,
+        limit: Option<u32>,
+        before: Option<GameId>,
+    },
+    /// `game`.
+    Game(GameId),
 }
 
 /// Where a decoded message goes: the session (`hello`), the lobby, or a room. (No `Debug`:
@@ -258,18 +277,30 @@ impl Handler {
         self.error(id, refusal.code, refusal.message);
     }
 
-    /// Handles a decoded frame, or hands back its route if handling it waits (for the
-    /// session registry, or the store).
+    /// Handles a decoded frame, or hands it back if handling it waits (for the session
+    /// registry, or the store).
     fn dispatch(&mut self, frame: ClientFrame) -> Step {
         let ClientFrame { message, id } = frame;
         let route = Route::of(message);
-        let Some(session) = self.member.as_ref().map(|member| member.session) else {
-            if let Route::Hello { .. } = route {
-                return Step::Wait(route, id);
+        if self.member.is_none() {
+            if let Route::Hello {
+                protocol,
+                name,
+                token,
+            } = route
+            {
+                return Step::Wait(
+                    Waiting::Hello {
+                        protocol,
+                        name,
+                        token,
+                    },
+                    id,
+                );
             }
             self.error(id, ErrorCode::BadRequest, "say hello first");
             return Step::Done(None);
-        };
+        }
         match route {
             Route::Hello { .. } => {
                 self.error(id, ErrorCode::BadRequest, "hello was already said");
@@ -278,13 +309,27 @@ impl Handler {
                 let rooms = self.state.lobby.list();
                 self.send(ServerMessage::Rooms { rooms }, id);
             }
-            Route::History { .. } | Route::Game(_) => return Step::Wait(route, id),
+            Route::History {
+                name,
+                limit,
+                before,
+            } => {
+                return Step::Wait(
+                    Waiting::History {
+                        name,
+                        limit,
+                        before,
+                    },
+                    id,
+                );
+            }
+            Route::Game(game) => return Step::Wait(Waiting::Game(game), id),
             Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(request, id.clone()) {
                     self.refuse(id, refusal);
                 }
             }
-            Route::Room(room, request) => self.room_request(session, room, id, request),
+            Route::Room(room, request) => self.room_request(room, id, request),
         }
         Step::Done(None)
     }
@@ -293,24 +338,21 @@ impl Handler {
     /// `history` and `game`; a `Bye` closes the connection.
     pub(crate) async fn dispatch_waiting(
         &mut self,
-        route: Route,
+        waiting: Waiting,
         id: Option<RequestId>,
     ) -> Option<Bye> {
-        match route {
-            Route::Hello {
+        match waiting {
+            Waiting::Hello {
                 protocol,
                 name,
                 token,
             } => return self.hello(protocol, &name, token.as_deref(), id).await,
-            Route::History {
+            Waiting::History {
                 name,
                 limit,
                 before,
             } => self.history(name, limit, before, id).await,
-            Route::Game(game) => self.game(game, id).await,
-            Route::ListRooms | Route::CreateRoom(_) | Route::Room(..) => {
-                unreachable!("dispatch handles these itself")
-            }
+            Waiting::Game(game) => self.game(game, id).await,
         }
         None
     }
@@ -410,13 +452,7 @@ impl Handler {
     }
 
     /// Hands a request to its room and keeps the session's list of rooms up to date.
-    fn room_request(
-        &mut self,
-        session: SessionId,
-        room: RoomId,
-        id: Option<RequestId>,
-        mut request: Request,
-    ) {
+    fn room_request(&mut self, room: RoomId, id: Option<RequestId>, mut request: Request) {
         let state = &self.state;
         // Invite codes are read out and typed: accept them in any case, with stray spaces.
         // (Clients echo the id they were sent, which needs no change and no copy.)
@@ -444,6 +480,7 @@ impl Handler {
             .member
             .as_ref()
             .expect("room requests come only after hello, which sets the member");
+        let session = member.session;
         let outcome = loop {
             let from_cache = cached.is_some();
             let Some(handle) = cached.take().or_else(|| state.lobby.get(&room)) else {

@@ -13,8 +13,8 @@ use crate::outbox::{self, TrySendError};
 
 /// Asks a connection to close with a reason; the first reason given wins.
 ///
-/// The connection's loop polls [`Kick::kicked`] only when it woke the task (behind a
-/// `gate::Gate`), and it is cheap when it does: a flag and a waker in this one
+/// The connection's loop polls [`Kick::kicked`] only when it woke the task (behind
+/// `gate::Gates`), and it is cheap when it does: a flag and a waker in this one
 /// allocation, beside the server's shared goodbye token. (A child token of the goodbye
 /// cost two locks of its own, on memory that was cold by the time a busy server came back
 /// to the connection.)
