@@ -12,6 +12,9 @@
 //! It knows frames, not messages: data frames go to the connection's [`Handler`]
 //! (`dispatch`), which says when to close. Everything the connection logs carries the
 //! span `http` opened: connection id, peer address, and the session once `hello` named it.
+//! The span is entered where the connection can log (a frame handled, a deadline, a kick,
+//! the close), not on every poll of its task: most polls only write what the queue holds,
+//! and entering and leaving a span is some 300 instructions each time.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -26,6 +29,7 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Bytes, Error as WsError, Message};
+use tracing::Instrument;
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler, Step, Waiting};
@@ -149,15 +153,17 @@ fn close_frame(code: CloseCode, reason: &str) -> CloseFrame {
     }
 }
 
-/// Serves one upgraded socket from `addr` until it closes; `read` holds bytes the HTTP
-/// layer read past the upgrade request (the start of the first frame, if the client did not
-/// wait for our answer). A refused `admission` is told why and the connection closed.
+/// Serves one upgraded socket from `addr` until it closes, logging in `span`; `read` holds
+/// bytes the HTTP layer read past the upgrade request (the start of the first frame, if the
+/// client did not wait for our answer). A refused `admission` is told why and the
+/// connection closed.
 pub(crate) async fn serve<S>(
     socket: S,
     read: Vec<u8>,
     addr: SocketAddr,
     state: Arc<ServerState>,
     admission: Admission,
+    span: tracing::Span,
 ) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -198,18 +204,22 @@ pub(crate) async fn serve<S>(
     };
     let ending = match &admission {
         Admission::Admitted { .. } => {
-            tracing::info!("connection opened");
-            conn.read_loop(&mut ws).await
+            span.in_scope(|| tracing::info!("connection opened"));
+            conn.read_loop(&mut ws, &span).await
         }
         Admission::Refused(turnaway) => {
-            tracing::info!(%turnaway, "connection refused");
+            span.in_scope(|| tracing::info!(%turnaway, "connection refused"));
             conn.error(turnaway.code(), turnaway.to_string());
             Ending::bye(turnaway.reason(), turnaway.to_string())
         }
     };
-    tracing::info!(reason = %ending.label(), "connection closed");
-    conn.handler.release_session().await;
-    close(ending, ws, conn.outbound).await;
+    span.in_scope(|| tracing::info!(reason = %ending.label(), "connection closed"));
+    async {
+        conn.handler.release_session().await;
+        close(ending, ws, conn.outbound).await;
+    }
+    .instrument(span)
+    .await;
     // The connection slots stay taken until the socket is really closed.
     drop(admission);
 }
@@ -402,7 +412,8 @@ struct Connection {
 }
 
 impl Connection {
-    async fn read_loop<S>(&mut self, ws: &mut WebSocketStream<S>) -> Ending
+    /// Serves the connection until it is to close, entering `span` where it can log.
+    async fn read_loop<S>(&mut self, ws: &mut WebSocketStream<S>, span: &tracing::Span) -> Ending
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
@@ -448,6 +459,7 @@ impl Connection {
                         }
                         rare.poll(TIMER, |cx| timer.as_mut().poll(cx)).map(|()| Rare::Timer)
                     }) => {
+                        let _entered = span.enter();
                         if let Rare::Kicked = woke {
                             return self.kicked();
                         }
@@ -487,6 +499,7 @@ impl Connection {
                         poll_frame(&mut self.reads, ws, cx).map(SocketEvent::Inbound)
                     }) => event,
                 };
+                let _entered = span.enter();
                 self.take_event(event, &mut last_heard)
             };
             let (waiting, id) = match taken {
@@ -498,9 +511,9 @@ impl Connection {
             let outbound = &mut self.outbound;
             let bye = tokio::select! {
                 biased;
-                bye = self.handler.dispatch_waiting(waiting, id) => bye,
+                bye = self.handler.dispatch_waiting(waiting, id).instrument(span.clone()) => bye,
                 e = std::future::poll_fn(|cx| outbound.poll_write(ws, cx)) => {
-                    tracing::debug!(error = %e, "write failed");
+                    span.in_scope(|| tracing::debug!(error = %e, "write failed"));
                     return Ending::Gone;
                 }
             };

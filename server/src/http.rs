@@ -178,11 +178,11 @@ async fn websocket<S>(
 {
     let admitted = matches!(admission, Admission::Admitted { .. });
     let tracker = state.tracker.clone();
+    let span = tracing::Span::current();
     let serve = async move {
-        connection::serve(socket, read, addr, state, admission).await;
+        connection::serve(socket, read, addr, state, admission, span).await;
         drop(open);
-    }
-    .instrument(tracing::Span::current());
+    };
     if admitted {
         tracker.spawn(serve);
     } else {
