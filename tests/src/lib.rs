@@ -20,6 +20,7 @@ pub mod client;
 pub mod oracle;
 pub mod players;
 pub mod raw;
+pub mod relay;
 pub mod requests;
 pub mod server;
 pub mod snapshot;

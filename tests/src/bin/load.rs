@@ -1,6 +1,9 @@
 //! The load benchmark of issue 8: bytes, server CPU and round trips per move with many
 //! human games, AI reply times with many AI rooms, and server memory with many idle
-//! connections. It prints figures; it asserts nothing.
+//! connections. It prints figures; it asserts nothing. `--floor` (also part of the
+//! default run) measures the same for a bare TCP relay of the server's shape
+//! (`inarow_e2e::relay`, this binary with `relay`): the kernel's loopback work for a move's
+//! reads and writes, which the server's figures include and no server code can remove.
 //!
 //! The server runs in a child process (this binary with `serve`), so its CPU time and
 //! memory are read from `/proc/PID/stat` and `/proc/PID/status` apart from the load
@@ -85,8 +88,10 @@ fn main() -> anyhow::Result<()> {
         .position(|a| a == "--data")
         .map(|i| args.get(i + 1).cloned().context("--data FILE"))
         .transpose()?;
-    if args.first().map(String::as_str) == Some("serve") {
-        return serve(data.as_deref());
+    match args.first().map(String::as_str) {
+        Some("serve") => return serve(data.as_deref()),
+        Some("relay") => return relay(),
+        _ => {}
     }
     let quick = args.iter().any(|a| a == "--quick");
     let phase = Duration::from_secs(if quick { 4 } else { 10 });
@@ -127,7 +132,7 @@ fn main() -> anyhow::Result<()> {
     }
     // Under callgrind the servers run tens of times slower: AI replies and memory measured
     // there would say nothing, so the count is for the human games alone.
-    let parts = ["--memory", "--humans", "--ai"];
+    let parts = ["--memory", "--humans", "--ai", "--floor"];
     let only_humans = args.iter().any(|a| a == "--humans")
         && !args.iter().any(|a| a == "--ai" || a == "--memory");
     if counting.callgrind && !only_humans {
@@ -197,6 +202,10 @@ fn main() -> anyhow::Result<()> {
             servers.insert(0, ("baseline", base));
         }
         runtime.block_on(humans(&servers, &plan))?;
+    }
+    if picked("--floor") {
+        let relay = Server::start_relay(&exe)?;
+        runtime.block_on(floor(&relay, phase, repeat))?;
     }
     if picked("--ai") {
         if let Some((_, base)) = &baseline {
@@ -279,6 +288,25 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
     })
 }
 
+/// The relay child: the floor under a move's cost ([`inarow_e2e::relay`]), with the
+/// server's runtime workers, until stdin closes.
+fn relay() -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(server_threads().0)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("listening {}", listener.local_addr()?);
+        std::io::stdout().flush()?;
+        tokio::select! {
+            () = inarow_e2e::relay::serve(listener) => {}
+            _ = tokio::task::spawn_blocking(|| std::io::stdin().lines().count()) => {}
+        }
+        Ok(())
+    })
+}
+
 /// The server child process.
 struct Server {
     child: Child,
@@ -292,6 +320,21 @@ impl Server {
     /// (which counts its instructions, [`Cpu::counts`]).
     fn start(
         exe: &Path,
+        data: Option<&str>,
+        callgrind: Option<Callgrind<'_>>,
+    ) -> anyhow::Result<Server> {
+        Server::spawn(exe, "serve", data, callgrind)
+    }
+
+    /// Starts `exe relay`, the bare relay of `--floor`.
+    fn start_relay(exe: &Path) -> anyhow::Result<Server> {
+        Server::spawn(exe, "relay", None, None)
+    }
+
+    /// Starts `exe mode`.
+    fn spawn(
+        exe: &Path,
+        mode: &str,
         data: Option<&str>,
         callgrind: Option<Callgrind<'_>>,
     ) -> anyhow::Result<Server> {
@@ -310,7 +353,7 @@ impl Server {
         } else {
             Command::new(exe)
         };
-        command.arg("serve");
+        command.arg(mode);
         if let Some(data) = data {
             command.args(["--data", data]);
         }
@@ -1360,6 +1403,54 @@ async fn ai(server: &Server, phase: Duration, repeat: usize) -> anyhow::Result<(
         ratio(a99, b99),
         ratios[ratios.len() / 2],
     );
+    Ok(())
+}
+
+/// The bare relay's CPU per move with 50 and 500 pairs playing as fast as it answers,
+/// `repeat` runs of each: the floor under the human rows' figures.
+async fn floor(relay: &Server, phase: Duration, repeat: usize) -> anyhow::Result<()> {
+    use inarow_e2e::relay;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    println!();
+    println!(
+        "## the floor: a bare TCP relay of the server's shape (one task and queue per connection, one write per wake-up), {}-byte moves answered with {}-byte messages to both players",
+        relay::MOVE,
+        relay::MOVED
+    );
+    println!();
+    println!("| pairs | run | moves/s | CPU µs/move | user µs/move |");
+    println!("|---|---|---|---|---|");
+    let mut key = 0;
+    for pairs in [50, 500] {
+        for run in 1..=repeat {
+            let moves = Arc::new(AtomicU64::new(0));
+            let stop = Arc::new(AtomicBool::new(false));
+            let mut tasks = Vec::new();
+            for _ in 0..pairs {
+                key += 1;
+                let pair = relay::pair(relay.addr, key).await?;
+                tasks.push(tokio::spawn(relay::play(pair, moves.clone(), stop.clone())));
+            }
+            // Warm up, as the human rows do, then measure a phase.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let cpu = relay.cpu();
+            let (before, start) = (cpu.read_split()?, moves.load(Ordering::Relaxed));
+            tokio::time::sleep(phase).await;
+            let (after, end) = (cpu.read_split()?, moves.load(Ordering::Relaxed));
+            stop.store(true, Ordering::Relaxed);
+            for task in tasks {
+                task.await??;
+            }
+            let n = (end - start).max(1) as f64;
+            let used = after - before;
+            println!(
+                "| {pairs} | {run} | {:.0} | {:.1} | {:.1} |",
+                n / phase.as_secs_f64(),
+                (used.user + used.system).as_secs_f64() * 1e6 / n,
+                used.user.as_secs_f64() * 1e6 / n,
+            );
+        }
+    }
     Ok(())
 }
 
