@@ -17,6 +17,7 @@
 pub mod assertions;
 pub mod browser;
 pub mod client;
+pub mod logs;
 pub mod oracle;
 pub mod players;
 pub mod raw;

@@ -4,33 +4,11 @@
 //! not on every poll of its task, so this checks those places keep the context. (A file of
 //! its own: it installs the process's global log subscriber.)
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use inarow_e2e::logs;
 use inarow_e2e::players::take_turns;
 use inarow_e2e::{TestServer, fast_config};
-
-/// Collects everything the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8(self.0.lock().expect("not poisoned").clone()).expect("logs are text")
-    }
-}
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("not poisoned").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// The lines of `logs` that contain `what`, at least one.
 fn lines_with<'a>(logs: &'a str, what: &str) -> Vec<&'a str> {
@@ -41,15 +19,8 @@ fn lines_with<'a>(logs: &'a str, what: &str) -> Vec<&'a str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connection_and_room_lines_name_their_connection_and_room() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    // The server binary's default level and format, without colour.
-    let filter = inarow_server::log_filter("info").expect("a valid filter");
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    // The server binary's default level.
+    let captured = logs::capture("info");
     let server = TestServer::start(fast_config()).await;
     let (mut ann, mut bob, room) = server.seated_pair().await;
     let (ann_session, bob_session) = (ann.session(), bob.session());

@@ -2,37 +2,13 @@
 //! resume, at the most verbose level, is captured and searched for the tokens handed out
 //! and presented. (A file of its own: it installs the process's global log subscriber.)
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
+use inarow_e2e::logs;
 use inarow_e2e::{TestServer, fast_config};
-
-/// Collects everything the subscriber writes.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().expect("not poisoned").extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tokens_are_never_logged() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    // The server's own filter at its most verbose (the test's clients log through it too).
-    let filter = inarow_server::log_filter("trace").expect("a valid filter");
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .init();
+    // The server's own filter at its most verbose.
+    let captured = logs::capture("trace");
     let server = TestServer::start(fast_config()).await;
     let mut ann = server.lobby("Ann").await;
     let first = ann.token();
@@ -49,8 +25,7 @@ async fn tokens_are_never_logged() {
     back.list_rooms().await;
     server.shutdown().await;
 
-    let logs =
-        String::from_utf8(captured.0.lock().expect("not poisoned").clone()).expect("logs are text");
+    let logs = captured.text();
     assert!(logs.contains("session opened"), "the capture works: {logs}");
     for token in [&first, &second, &third, &guessed] {
         assert!(

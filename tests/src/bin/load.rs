@@ -251,14 +251,7 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
         .with_writer(std::io::sink)
         .init();
     let (threads, ai_threads) = server_threads();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
-        .enable_all()
-        .build()?;
-    runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        println!("listening {}", listener.local_addr()?);
-        std::io::stdout().flush()?;
+    child(threads, |listener| async move {
         let config = inarow_server::Config {
             max_connections: 20_000,
             max_rooms: 20_000,
@@ -291,19 +284,30 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
 /// The relay child: the floor under a move's cost ([`inarow_e2e::relay`]), with the
 /// server's runtime workers, until stdin closes.
 fn relay() -> anyhow::Result<()> {
+    child(server_threads().0, |listener| async move {
+        tokio::select! {
+            () = inarow_e2e::relay::serve(listener) => {}
+            _ = tokio::task::spawn_blocking(|| std::io::stdin().lines().count()) => {}
+        }
+        Ok(())
+    })
+}
+
+/// Runs a child's `serve` on a runtime of `threads` workers, on a loopback listener whose
+/// address it tells the parent in its first line.
+fn child<F>(threads: usize, serve: impl FnOnce(tokio::net::TcpListener) -> F) -> anyhow::Result<()>
+where
+    F: std::future::Future<Output = anyhow::Result<()>>,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(server_threads().0)
+        .worker_threads(threads)
         .enable_all()
         .build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         println!("listening {}", listener.local_addr()?);
         std::io::stdout().flush()?;
-        tokio::select! {
-            () = inarow_e2e::relay::serve(listener) => {}
-            _ = tokio::task::spawn_blocking(|| std::io::stdin().lines().count()) => {}
-        }
-        Ok(())
+        serve(listener).await
     })
 }
 
