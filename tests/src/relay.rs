@@ -39,6 +39,14 @@ type Queue = mpsc::UnboundedSender<&'static [u8]>;
 /// partner's.
 type Waiting = Arc<Mutex<HashMap<u64, (Queue, oneshot::Sender<Queue>)>>>;
 
+/// How a connection meets its pair's other half.
+enum Meeting {
+    /// The other half was waiting: its queue.
+    Met(Queue),
+    /// This one waits for the other half's queue.
+    Waiting(oneshot::Receiver<Queue>),
+}
+
 /// What the relay sends for a move.
 static MOVED_TEXT: [u8; MOVED] = [b'e'; MOVED];
 
@@ -48,23 +56,28 @@ async fn connection(mut socket: TcpStream, waiting: Waiting) -> std::io::Result<
     socket.read_exact(&mut key).await?;
     let key = u64::from_le_bytes(key);
     let (own, mut queue) = mpsc::unbounded_channel();
-    let first = waiting.lock().expect("not poisoned").remove(&key);
-    let partner = match first {
-        Some((partner, tell)) => {
-            let _ = tell.send(own);
-            partner
-        }
-        None => {
-            let (tell, told) = oneshot::channel();
-            waiting
-                .lock()
-                .expect("not poisoned")
-                .insert(key, (own, tell));
-            match told.await {
-                Ok(partner) => partner,
-                Err(_) => return Ok(()),
+    // Under one lock: with several workers, two halves of a pair must not both find the
+    // other missing.
+    let meeting = {
+        let mut waiting = waiting.lock().expect("not poisoned");
+        match waiting.remove(&key) {
+            Some((partner, tell)) => {
+                let _ = tell.send(own);
+                Meeting::Met(partner)
+            }
+            None => {
+                let (tell, told) = oneshot::channel();
+                waiting.insert(key, (own, tell));
+                Meeting::Waiting(told)
             }
         }
+    };
+    let partner = match meeting {
+        Meeting::Met(partner) => partner,
+        Meeting::Waiting(told) => match told.await {
+            Ok(partner) => partner,
+            Err(_) => return Ok(()),
+        },
     };
     let mut buf = vec![0u8; 1024];
     let mut have = 0;
