@@ -80,8 +80,13 @@ enum Ending {
 
 impl Ending {
     fn bye(reason: ByeReason, message: impl Into<String>) -> Ending {
+        Ending::said(Bye::new(reason, message))
+    }
+
+    /// The server says `bye` on a stream still readable.
+    fn said(bye: Bye) -> Ending {
         Ending::Bye {
-            bye: Bye::new(reason, message),
+            bye,
             readable: true,
         }
     }
@@ -518,10 +523,7 @@ impl Connection {
                 }
             };
             if let Some(bye) = bye {
-                return Ending::Bye {
-                    bye,
-                    readable: true,
-                };
+                return Ending::said(bye);
             }
         }
     }
@@ -565,10 +567,7 @@ impl Connection {
         self.outbound.disarm();
         match self.handler.take_frame(text) {
             Step::Done(None) => Taken::Next,
-            Step::Done(Some(bye)) => Taken::End(Ending::Bye {
-                bye,
-                readable: true,
-            }),
+            Step::Done(Some(bye)) => Taken::End(Ending::said(bye)),
             Step::Wait(waiting, id) => Taken::Wait(waiting, id),
         }
     }

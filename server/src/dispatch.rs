@@ -60,26 +60,7 @@ pub(crate) enum Step {
 /// The requests whose handling waits: for the session registry, or the store. (No
 /// `Debug`: a `hello` carries a token.)
 pub(crate) enum Waiting {
-    /// `hello`, before a session.
-    Hello {
-        protocol: u32,
-        name: String,
-        token: Option<String>,
-    },
-    /// `history`.
-    History {
-        name: Option<String>,
-        limit: Option<u32>,
-        before: Option<GameId>,
-    },
-    /// `game`.
-    Game(GameId),
-}
-
-/// Where a decoded message goes: the session (`hello`), the lobby, or a room. (No `Debug`:
-/// a `hello` carries a token.)
-pub(crate) enum Route {
-    /// Open or resume a session.
+    /// Open or resume a session (`hello`).
     Hello {
         /// The protocol version asked for.
         protocol: u32,
@@ -88,8 +69,6 @@ pub(crate) enum Route {
         /// The token of a session to resume.
         token: Option<String>,
     },
-    /// The public rooms.
-    ListRooms,
     /// Finished games, newest first (`history`).
     History {
         /// Only this player's games.
@@ -101,6 +80,15 @@ pub(crate) enum Route {
     },
     /// One finished game (`game`).
     Game(GameId),
+}
+
+/// Where a decoded message goes: the session (`hello`), the store (`history`, `game`),
+/// the lobby, or a room. (No `Debug`: a `hello` carries a token.)
+pub(crate) enum Route {
+    /// What waits for the session registry or the store: `hello`, `history`, `game`.
+    Waiting(Waiting),
+    /// The public rooms.
+    ListRooms,
     /// A new room.
     CreateRoom(CreateRoom),
     /// A request for the room named.
@@ -116,11 +104,11 @@ impl Route {
                 name,
                 token,
             } => {
-                return Route::Hello {
+                return Route::Waiting(Waiting::Hello {
                     protocol,
                     name,
                     token,
-                };
+                });
             }
             ClientMessage::ListRooms {} => return Route::ListRooms,
             ClientMessage::History {
@@ -128,13 +116,13 @@ impl Route {
                 limit,
                 before,
             } => {
-                return Route::History {
+                return Route::Waiting(Waiting::History {
                     name,
                     limit,
                     before,
-                };
+                });
             }
-            ClientMessage::Game { game } => return Route::Game(game),
+            ClientMessage::Game { game } => return Route::Waiting(Waiting::Game(game)),
             ClientMessage::CreateRoom {
                 name,
                 rules,
@@ -283,47 +271,21 @@ impl Handler {
         let ClientFrame { message, id } = frame;
         let route = Route::of(message);
         if self.member.is_none() {
-            if let Route::Hello {
-                protocol,
-                name,
-                token,
-            } = route
-            {
-                return Step::Wait(
-                    Waiting::Hello {
-                        protocol,
-                        name,
-                        token,
-                    },
-                    id,
-                );
+            if let Route::Waiting(hello @ Waiting::Hello { .. }) = route {
+                return Step::Wait(hello, id);
             }
             self.error(id, ErrorCode::BadRequest, "say hello first");
             return Step::Done(None);
         }
         match route {
-            Route::Hello { .. } => {
+            Route::Waiting(Waiting::Hello { .. }) => {
                 self.error(id, ErrorCode::BadRequest, "hello was already said");
             }
             Route::ListRooms => {
                 let rooms = self.state.lobby.list();
                 self.send(ServerMessage::Rooms { rooms }, id);
             }
-            Route::History {
-                name,
-                limit,
-                before,
-            } => {
-                return Step::Wait(
-                    Waiting::History {
-                        name,
-                        limit,
-                        before,
-                    },
-                    id,
-                );
-            }
-            Route::Game(game) => return Step::Wait(Waiting::Game(game), id),
+            Route::Waiting(waiting) => return Step::Wait(waiting, id),
             Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(request, id.clone()) {
                     self.refuse(id, refusal);

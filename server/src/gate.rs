@@ -225,6 +225,15 @@ impl Wake for WakeCount {
 mod tests {
     use super::*;
 
+    /// What a polled inner future answers: ready or not.
+    fn answer(ready: bool) -> Poll<()> {
+        if ready {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+
     #[test]
     fn only_a_wake_up_through_the_gate_or_an_open_gate_polls_again() {
         let count = Arc::new(WakeCount::default());
@@ -237,11 +246,7 @@ mod tests {
             gate.poll(&mut cx, |inner| {
                 polls.set(polls.get() + 1);
                 *registered.borrow_mut() = Some(inner.waker().clone());
-                if ready {
-                    Poll::Ready(())
-                } else {
-                    Poll::Pending
-                }
+                answer(ready)
             })
         };
 
@@ -266,6 +271,7 @@ mod tests {
         assert!(poll(&mut gate, true).is_pending());
         assert_eq!(polls.get(), 3);
     }
+
     #[test]
     fn gates_poll_only_what_woke_the_task_or_was_opened() {
         let count = Arc::new(WakeCount::default());
@@ -280,11 +286,7 @@ mod tests {
                 p[i] += 1;
                 polls.set(p);
                 registered.borrow_mut()[i] = Some(inner.waker().clone());
-                if ready {
-                    Poll::Ready(())
-                } else {
-                    Poll::Pending
-                }
+                answer(ready)
             })
         };
 

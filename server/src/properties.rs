@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::dispatch::Route;
+use crate::dispatch::{Route, Waiting};
 use crate::peer::{Attachment, Kick, Peer};
 use crate::room::{self, Member, Request};
 use crate::room_spec::{CreateRoom, RoomSpec};
@@ -172,13 +172,13 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             }
         };
         match Route::of(frame.message) {
-            Route::Hello { name, .. } => {
+            Route::Waiting(Waiting::Hello { name, .. }) => {
                 let _ = text::display_name(&name, 24);
             }
             Route::ListRooms => {
                 let _ = state.lobby.list();
             }
-            Route::History { .. } | Route::Game(_) => {}
+            Route::Waiting(Waiting::History { .. } | Waiting::Game(_)) => {}
             Route::CreateRoom(CreateRoom {
                 name,
                 rules,
