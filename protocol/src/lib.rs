@@ -22,8 +22,8 @@ mod read;
 mod write;
 
 pub use write::{
-    MovedFields, RoomFields, RoomSource, Strs, encode_message, encode_moved, encode_room,
-    push_json_str,
+    MovedFields, OccupantView, RoomFields, RoomSource, SeatView, Seats, StatusView, Strs,
+    encode_message, encode_moved, encode_room, push_json_str,
 };
 
 /// The newest protocol version, which this crate's clients send in `hello`. Version 2

@@ -13,11 +13,9 @@
 //! [`RoomSnapshot`] or [`MoveEvent`] must be added here too, which the property tests
 //! catch (their values would no longer decode the same).
 
-use std::borrow::Cow;
-
 use crate::{
     GameId, GameStatus, Level, Mark, MoveEvent, Occupant, RoomId, RoomSnapshot, Rules, SeatInfo,
-    ServerMessage, encode, encode_with_capacity,
+    ServerMessage, SessionId, encode, encode_with_capacity,
 };
 
 /// A server message as [`encode`] spells it, byte for byte, with `moved` and `room` written
@@ -52,16 +50,20 @@ pub fn encode_room(room: &impl RoomSource, capacity: usize) -> String {
 pub trait RoomSource {
     /// The snapshot's single values.
     fn fields(&self) -> RoomFields<'_>;
-    /// The two seats, X first.
-    fn seats(&self) -> Cow<'_, [SeatInfo]>;
+    /// The seats, X first, each pushed into `seats` (a server's own record of a seat
+    /// lends its name rather than cloning it into a [`SeatInfo`]).
+    fn seats(&self, seats: &mut Seats<'_>);
     /// The board's rows, top row first.
     fn board(&self, rows: &mut Strs<'_>);
     /// The moves played, oldest first.
     fn moves(&self, moves: &mut Strs<'_>);
     /// The legal moves; none when nobody may move.
     fn legal_moves(&self, moves: &mut Strs<'_>);
-    /// The game's status.
-    fn status(&self) -> Cow<'_, GameStatus>;
+    /// The game's status, a won game's line aside: [`RoomSource::line`] writes it.
+    fn status(&self) -> StatusView;
+    /// The cells of the line that won the game, when [`RoomSource::status`] is
+    /// [`StatusView::Won`]: never called otherwise.
+    fn line(&self, cells: &mut Strs<'_>);
     /// The cell of the last stone placed: at most one push, none before the first move.
     fn last_move(&self, cell: &mut Strs<'_>);
     /// Names of the spectators.
@@ -91,6 +93,119 @@ pub struct RoomFields<'a> {
     pub last_game: Option<GameId>,
 }
 
+/// A seat as a snapshot writes it: a [`SeatInfo`] whose name is borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeatView<'a> {
+    /// The seat's mark.
+    pub mark: Mark,
+    /// Who sits there.
+    pub occupant: OccupantView<'a>,
+    /// Whether the seat has asked for a rematch.
+    pub rematch: bool,
+}
+
+/// Who sits in a seat, as [`Occupant`] with the name borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OccupantView<'a> {
+    /// Nobody.
+    Empty,
+    /// A person.
+    Human {
+        /// Display name.
+        name: &'a str,
+        /// Their session id (public: it names the player, it does not resume anything).
+        session: SessionId,
+        /// Whether they are connected right now.
+        connected: bool,
+    },
+    /// A server-side AI.
+    Ai {
+        /// How well it plays.
+        level: Level,
+        /// Whether it is computing its move right now.
+        thinking: bool,
+    },
+}
+
+impl<'a> From<&'a SeatInfo> for SeatView<'a> {
+    fn from(seat: &'a SeatInfo) -> SeatView<'a> {
+        SeatView {
+            mark: seat.mark,
+            occupant: match &seat.occupant {
+                Occupant::Empty => OccupantView::Empty,
+                Occupant::Human {
+                    name,
+                    session,
+                    connected,
+                } => OccupantView::Human {
+                    name,
+                    session: *session,
+                    connected: *connected,
+                },
+                Occupant::Ai { level, thinking } => OccupantView::Ai {
+                    level: *level,
+                    thinking: *thinking,
+                },
+            },
+            rematch: seat.rematch,
+        }
+    }
+}
+
+/// A game's status as a snapshot writes it: [`GameStatus`] without a won game's line,
+/// which the source writes in place ([`RoomSource::line`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusView {
+    /// A seat is empty.
+    Waiting,
+    /// `turn` is to move.
+    Playing {
+        /// Whose turn it is.
+        turn: Mark,
+    },
+    /// `winner` made a line.
+    Won {
+        /// Who won.
+        winner: Mark,
+    },
+    /// The board is full.
+    Drawn,
+    /// The loser resigned.
+    Resigned {
+        /// Who won.
+        winner: Mark,
+    },
+}
+
+impl From<&GameStatus> for StatusView {
+    fn from(status: &GameStatus) -> StatusView {
+        match status {
+            GameStatus::Waiting => StatusView::Waiting,
+            GameStatus::Playing { turn } => StatusView::Playing { turn: *turn },
+            GameStatus::Won { winner, .. } => StatusView::Won { winner: *winner },
+            GameStatus::Drawn => StatusView::Drawn,
+            GameStatus::Resigned { winner } => StatusView::Resigned { winner: *winner },
+        }
+    }
+}
+
+/// Seats written as JSON objects, one after another with commas between.
+pub struct Seats<'a> {
+    out: &'a mut String,
+    empty: bool,
+}
+
+impl Seats<'_> {
+    /// Writes `seat` as the next seat.
+    pub fn push(&mut self, seat: SeatView<'_>) {
+        if !self.empty {
+            self.out.push(',');
+        }
+        self.empty = false;
+        write_seat(self.out, seat);
+    }
+}
+
 impl RoomSource for RoomSnapshot {
     fn fields(&self) -> RoomFields<'_> {
         RoomFields {
@@ -105,8 +220,10 @@ impl RoomSource for RoomSnapshot {
             last_game: self.last_game,
         }
     }
-    fn seats(&self) -> Cow<'_, [SeatInfo]> {
-        Cow::Borrowed(&self.seats)
+    fn seats(&self, seats: &mut Seats<'_>) {
+        for seat in &self.seats {
+            seats.push(SeatView::from(seat));
+        }
     }
     fn board(&self, rows: &mut Strs<'_>) {
         rows.extend(&self.board);
@@ -117,8 +234,13 @@ impl RoomSource for RoomSnapshot {
     fn legal_moves(&self, moves: &mut Strs<'_>) {
         moves.extend(&self.legal_moves);
     }
-    fn status(&self) -> Cow<'_, GameStatus> {
-        Cow::Borrowed(&self.status)
+    fn status(&self) -> StatusView {
+        StatusView::from(&self.status)
+    }
+    fn line(&self, cells: &mut Strs<'_>) {
+        if let GameStatus::Won { line, .. } = &self.status {
+            cells.extend(line);
+        }
     }
     fn last_move(&self, cell: &mut Strs<'_>) {
         cell.extend(&self.last_move);
@@ -264,12 +386,7 @@ fn snapshot(out: &mut String, room: &impl RoomSource) {
     push_number(out, ",\"seq\":", fields.seq);
     push_number(out, ",\"game\":", u64::from(fields.game));
     out.push_str(",\"seats\":[");
-    for (i, s) in room.seats().iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        seat(out, s);
-    }
+    room.seats(&mut Seats { out, empty: true });
     out.push_str("],\"board\":");
     push_array(out, |rows| room.board(rows));
     out.push_str(",\"moves\":");
@@ -278,7 +395,9 @@ fn snapshot(out: &mut String, room: &impl RoomSource) {
     out.push_str(",\"legal_moves\":");
     push_array(out, |moves| room.legal_moves(moves));
     out.push_str(",\"status\":");
-    status(out, &room.status());
+    status_with(out, room.status(), |out| {
+        push_array(out, |cells| room.line(cells))
+    });
     // Written only if the source gives a cell: the key is taken back otherwise.
     let key = out.len();
     out.push_str(",\"last_move\":");
@@ -303,13 +422,13 @@ fn rules(out: &mut String, rules: Rules) {
     out.push('}');
 }
 
-fn seat(out: &mut String, seat: &SeatInfo) {
+fn write_seat(out: &mut String, seat: SeatView<'_>) {
     out.push_str("{\"mark\":");
     out.push_str(mark(seat.mark));
     out.push_str(",\"occupant\":");
-    match &seat.occupant {
-        Occupant::Empty => out.push_str("{\"kind\":\"empty\"}"),
-        Occupant::Human {
+    match seat.occupant {
+        OccupantView::Empty => out.push_str("{\"kind\":\"empty\"}"),
+        OccupantView::Human {
             name,
             session,
             connected,
@@ -324,17 +443,17 @@ fn seat(out: &mut String, seat: &SeatInfo) {
                     .encode_lower(&mut uuid::Uuid::encode_buffer()),
             );
             out.push('"');
-            push_bool(out, ",\"connected\":", *connected);
+            push_bool(out, ",\"connected\":", connected);
             out.push('}');
         }
-        Occupant::Ai { level, thinking } => {
+        OccupantView::Ai { level, thinking } => {
             out.push_str("{\"kind\":\"ai\",\"level\":");
             out.push_str(match level {
                 Level::Easy => "\"easy\"",
                 Level::Medium => "\"medium\"",
                 Level::Perfect => "\"perfect\"",
             });
-            push_bool(out, ",\"thinking\":", *thinking);
+            push_bool(out, ",\"thinking\":", thinking);
             out.push('}');
         }
     }
@@ -343,24 +462,33 @@ fn seat(out: &mut String, seat: &SeatInfo) {
 }
 
 fn status(out: &mut String, status: &GameStatus) {
-    match status {
-        GameStatus::Waiting => out.push_str("{\"state\":\"waiting\"}"),
-        GameStatus::Playing { turn } => {
-            out.push_str("{\"state\":\"playing\",\"turn\":");
-            out.push_str(mark(*turn));
-            out.push('}');
-        }
-        GameStatus::Won { winner, line } => {
-            out.push_str("{\"state\":\"won\",\"winner\":");
-            out.push_str(mark(*winner));
-            out.push_str(",\"line\":");
+    status_with(out, StatusView::from(status), |out| {
+        if let GameStatus::Won { line, .. } = status {
             push_strs(out, line);
+        }
+    });
+}
+
+/// Writes `status`, a won game's line (a JSON array) by `line`.
+fn status_with(out: &mut String, status: StatusView, line: impl FnOnce(&mut String)) {
+    match status {
+        StatusView::Waiting => out.push_str("{\"state\":\"waiting\"}"),
+        StatusView::Playing { turn } => {
+            out.push_str("{\"state\":\"playing\",\"turn\":");
+            out.push_str(mark(turn));
             out.push('}');
         }
-        GameStatus::Drawn => out.push_str("{\"state\":\"drawn\"}"),
-        GameStatus::Resigned { winner } => {
+        StatusView::Won { winner } => {
+            out.push_str("{\"state\":\"won\",\"winner\":");
+            out.push_str(mark(winner));
+            out.push_str(",\"line\":");
+            line(out);
+            out.push('}');
+        }
+        StatusView::Drawn => out.push_str("{\"state\":\"drawn\"}"),
+        StatusView::Resigned { winner } => {
             out.push_str("{\"state\":\"resigned\",\"winner\":");
-            out.push_str(mark(*winner));
+            out.push_str(mark(winner));
             out.push('}');
         }
     }

@@ -7,11 +7,11 @@
 use inarow_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameId, GameStatus, Level, MAX_ID_CHARS, Mark,
     MoveEvent, Occupant, RequestId, RoomFields, RoomId, RoomSnapshot, RoomSource, Rules, SeatInfo,
-    ServerMessage, SessionId, Strs, decode_client, encode, encode_message, encode_room,
+    Seats, ServerMessage, SessionId, StatusView, Strs, decode_client, encode, encode_message,
+    encode_room,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use std::borrow::Cow;
 
 /// Strings with the characters hostile input is made of.
 fn text() -> impl Strategy<Value = String> {
@@ -489,8 +489,8 @@ impl RoomSource for InPlace<'_> {
     fn fields(&self) -> RoomFields<'_> {
         self.0.fields()
     }
-    fn seats(&self) -> Cow<'_, [SeatInfo]> {
-        self.0.seats()
+    fn seats(&self, seats: &mut Seats<'_>) {
+        self.0.seats(seats);
     }
     fn board(&self, rows: &mut Strs<'_>) {
         InPlace::each(&self.0.board, rows);
@@ -501,8 +501,13 @@ impl RoomSource for InPlace<'_> {
     fn legal_moves(&self, moves: &mut Strs<'_>) {
         InPlace::each(&self.0.legal_moves, moves);
     }
-    fn status(&self) -> Cow<'_, GameStatus> {
+    fn status(&self) -> StatusView {
         self.0.status()
+    }
+    fn line(&self, cells: &mut Strs<'_>) {
+        if let GameStatus::Won { line, .. } = &self.0.status {
+            InPlace::each(line, cells);
+        }
     }
     fn last_move(&self, cell: &mut Strs<'_>) {
         InPlace::each(self.0.last_move.as_slice(), cell);

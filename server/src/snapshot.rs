@@ -5,7 +5,7 @@ use inarow_engine::record::{self, Record, RecordResult};
 use inarow_engine::{self as engine, Cell, Position};
 use inarow_protocol::{
     self as wire, GameId, GameStatus, GameSummary, Mark, PlayedMove, RoomId, RoomSnapshot,
-    SeatInfo, ServerMessage, Strs,
+    SeatInfo, ServerMessage, StatusView, Strs,
 };
 
 /// The wire mark of an engine player.
@@ -119,6 +119,38 @@ pub(crate) fn status(
             turn: mark(to_move),
         },
         engine::GameStatus::InProgress { .. } => GameStatus::Waiting,
+    }
+}
+
+/// [`status`] as a snapshot writes it, a won game's line aside ([`winning_line`]): no
+/// string is built.
+pub(crate) fn status_view(
+    position: &Position,
+    resigned: Option<Mark>,
+    seats_filled: bool,
+) -> StatusView {
+    if let Some(winner) = resigned {
+        return StatusView::Resigned { winner };
+    }
+    match position.status() {
+        engine::GameStatus::Won { winner, .. } => StatusView::Won {
+            winner: mark(winner),
+        },
+        engine::GameStatus::Drawn => StatusView::Drawn,
+        engine::GameStatus::InProgress { to_move } if seats_filled => StatusView::Playing {
+            turn: mark(to_move),
+        },
+        engine::GameStatus::InProgress { .. } => StatusView::Waiting,
+    }
+}
+
+/// Writes the cells of the line that won the game into `cells`, if it was won on the
+/// board.
+pub(crate) fn winning_line(position: &Position, cells: &mut Strs<'_>) {
+    if let engine::GameStatus::Won { line, .. } = position.status() {
+        for cell in line.iter() {
+            cells.push_with(|out| cell.push_notation(out));
+        }
     }
 }
 

@@ -6,11 +6,9 @@
 //! move played, every legal move and every board row only to copy each into the text.
 //! [`Table::snapshot`] builds one for what reads snapshots as values.
 
-use std::borrow::Cow;
-
 use inarow_protocol::{
-    GameStatus, Mark, Occupant, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo, Strs,
-    encode_room,
+    Mark, Occupant, OccupantView, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo,
+    SeatView, Seats, StatusView, Strs, encode_room,
 };
 
 use super::{Seat, Table, seat_index};
@@ -104,43 +102,65 @@ impl Table {
 
     /// The two seats as members see them, X first.
     fn seat_infos(&self) -> Vec<SeatInfo> {
-        let over = self.over();
         [Mark::X, Mark::O]
             .into_iter()
-            .map(|mark| match &self.seats[seat_index(mark)] {
-                Seat::Empty => SeatInfo {
+            .map(|mark| {
+                let seat = self.seat_view(mark);
+                SeatInfo {
                     mark,
-                    occupant: Occupant::Empty,
-                    rematch: false,
-                },
-                Seat::Human { session, rematch } => {
-                    let member = self.members.get(session);
-                    SeatInfo {
-                        mark,
-                        occupant: Occupant::Human {
-                            name: member.map(|m| m.name.to_string()).unwrap_or_default(),
-                            session: *session,
-                            connected: member.is_some_and(|m| m.attachment.is_some()),
+                    occupant: match seat.occupant {
+                        OccupantView::Empty => Occupant::Empty,
+                        OccupantView::Human {
+                            name,
+                            session,
+                            connected,
+                        } => Occupant::Human {
+                            name: name.to_owned(),
+                            session,
+                            connected,
                         },
-                        rematch: *rematch,
-                    }
-                }
-                Seat::Ai { level, .. } => SeatInfo {
-                    mark,
-                    occupant: Occupant::Ai {
-                        level: *level,
-                        thinking: self.pending_ai.as_ref().is_some_and(|j| j.mark == mark),
+                        OccupantView::Ai { level, thinking } => Occupant::Ai { level, thinking },
                     },
-                    // An AI is always ready for another game.
-                    rematch: over,
-                },
+                    rematch: seat.rematch,
+                }
             })
             .collect()
     }
+
+    /// The seat at `mark` as members see it, its occupant's name borrowed.
+    fn seat_view(&self, mark: Mark) -> SeatView<'_> {
+        match &self.seats[seat_index(mark)] {
+            Seat::Empty => SeatView {
+                mark,
+                occupant: OccupantView::Empty,
+                rematch: false,
+            },
+            Seat::Human { session, rematch } => {
+                let member = self.members.get(session);
+                SeatView {
+                    mark,
+                    occupant: OccupantView::Human {
+                        name: member.map_or("", |m| &m.name),
+                        session: *session,
+                        connected: member.is_some_and(|m| m.attachment.is_some()),
+                    },
+                    rematch: *rematch,
+                }
+            }
+            Seat::Ai { level, .. } => SeatView {
+                mark,
+                occupant: OccupantView::Ai {
+                    level: *level,
+                    thinking: self.pending_ai.as_ref().is_some_and(|j| j.mark == mark),
+                },
+                // An AI is always ready for another game.
+                rematch: self.over(),
+            },
+        }
+    }
 }
 
-/// The table as the snapshot writer reads it: everything borrowed or written in place but
-/// the seats and the status, two small values.
+/// The table as the snapshot writer reads it: everything borrowed or written in place.
 impl RoomSource for Table {
     fn fields(&self) -> RoomFields<'_> {
         RoomFields {
@@ -155,8 +175,9 @@ impl RoomSource for Table {
             last_game: self.last_game,
         }
     }
-    fn seats(&self) -> Cow<'_, [SeatInfo]> {
-        Cow::Owned(self.seat_infos())
+    fn seats(&self, seats: &mut Seats<'_>) {
+        seats.push(self.seat_view(Mark::X));
+        seats.push(self.seat_view(Mark::O));
     }
     fn board(&self, rows: &mut Strs<'_>) {
         snapshot::board_rows(&self.position, rows);
@@ -167,8 +188,11 @@ impl RoomSource for Table {
     fn legal_moves(&self, moves: &mut Strs<'_>) {
         snapshot::legal_moves(&self.position, self.turn().is_some(), moves);
     }
-    fn status(&self) -> Cow<'_, GameStatus> {
-        Cow::Owned(Table::status(self))
+    fn status(&self) -> StatusView {
+        snapshot::status_view(&self.position, self.resigned, self.seats_filled())
+    }
+    fn line(&self, cells: &mut Strs<'_>) {
+        snapshot::winning_line(&self.position, cells);
     }
     fn last_move(&self, cell: &mut Strs<'_>) {
         snapshot::last_move(&self.position, cell);
