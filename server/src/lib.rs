@@ -36,6 +36,7 @@ mod gate;
 mod http;
 mod listener;
 mod lobby;
+mod log_time;
 mod metrics;
 mod outbox;
 mod peer;
@@ -55,6 +56,7 @@ mod text;
 mod tls;
 
 pub use config::{Config, default_worker_threads};
+pub use log_time::LogTime;
 pub use store::{DataLocation, Store, StoreError};
 pub use tls::{TlsError, TlsIdentity};
 
