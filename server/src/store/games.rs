@@ -6,7 +6,7 @@ use inarow_protocol::{
     PlayerRef, RoomId, Rules, Tally, push_json_str,
 };
 use rusqlite::types::{Type, ValueRef};
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 /// A game that has ended, as the room hands it to the store: what `history` lists of it,
 /// and every move. Its record text is built when it is read, so the text format can
@@ -17,6 +17,44 @@ pub(crate) struct FinishedGame {
     pub(crate) summary: GameSummary,
     /// Every move, in order, with the time each took.
     pub(crate) moves: Vec<PlayedMove>,
+}
+
+/// A game that has just ended, as a room hands it to the writer: what `history` lists of
+/// it, and its moves already as the `moves` column's text ([`MovesJson`]), written from
+/// the room's record of the game without a string for each move's notation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct EndedGame {
+    /// Id, room, players, result and times.
+    pub(crate) summary: GameSummary,
+    /// Every move, in order, with the time each took, as the `moves` column keeps them.
+    pub(crate) moves: String,
+}
+
+impl From<FinishedGame> for EndedGame {
+    fn from(game: FinishedGame) -> EndedGame {
+        EndedGame {
+            moves: moves_json(&game.moves),
+            summary: game.summary,
+        }
+    }
+}
+
+impl EndedGame {
+    /// The moves, read back as the store reads them.
+    #[cfg(test)]
+    pub(crate) fn played(&self) -> Vec<PlayedMove> {
+        let stored: Vec<(String, String, String, u64)> =
+            serde_json::from_str(&self.moves).expect("the moves column is JSON");
+        stored
+            .into_iter()
+            .map(|(mv, cell, by, ms)| PlayedMove {
+                mv,
+                cell,
+                by: mark_from(&by).expect("a mark"),
+                ms,
+            })
+            .collect()
+    }
 }
 
 /// One page of `history`, newest first.
@@ -263,37 +301,58 @@ fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
 /// tested). Built by hand into one string: this runs for every game that ends, and going
 /// through `serde_json::Value` would allocate for every move.
 pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
-    // Per move: brackets, quotes, commas and the mark (13 bytes) and a time of up to 7
-    // digits (under 2.8 hours); a longer one only grows the string.
-    let size = moves
-        .iter()
-        .map(|m| m.mv.len() + m.cell.len() + 20)
-        .sum::<usize>();
-    let mut out = String::with_capacity(2 + size);
-    out.push('[');
-    for (i, played) in moves.iter().enumerate() {
-        if i > 0 {
+    let mut json = MovesJson::new(moves.len());
+    for played in moves {
+        json.push(&played.mv, &played.cell, played.by, played.ms);
+    }
+    json.finish()
+}
+
+/// The `moves` column's text ([`moves_json`]), written one move at a time.
+pub(crate) struct MovesJson {
+    out: String,
+}
+
+impl MovesJson {
+    /// An empty list, with room for `moves` moves of short notation.
+    pub(crate) fn new(moves: usize) -> MovesJson {
+        // Per move: brackets, quotes, commas and the mark (13 bytes), two notations of up
+        // to 4 bytes and a time of up to 7 digits (under 2.8 hours); more only grows it.
+        let mut out = String::with_capacity(2 + 28 * moves);
+        out.push('[');
+        MovesJson { out }
+    }
+
+    /// Appends a move: its notation, the cell where it landed, the mark that played it
+    /// and how long its player took.
+    pub(crate) fn push(&mut self, mv: &str, cell: &str, by: Mark, ms: u64) {
+        let out = &mut self.out;
+        if out.len() > 1 {
             out.push(',');
         }
         out.push('[');
-        push_json_str(&mut out, &played.mv);
+        push_json_str(out, mv);
         out.push(',');
-        push_json_str(&mut out, &played.cell);
-        out.push_str(match played.by {
+        push_json_str(out, cell);
+        out.push_str(match by {
             Mark::X => ",\"X\",",
             Mark::O => ",\"O\",",
         });
-        out.push_str(itoa::Buffer::new().format(played.ms));
+        out.push_str(itoa::Buffer::new().format(ms));
         out.push(']');
     }
-    out.push(']');
-    out
+
+    /// The text.
+    pub(crate) fn finish(mut self) -> String {
+        self.out.push(']');
+        self.out
+    }
 }
 
 /// Inserts `game`: one row, its moves a JSON column ([`moves_json`]). A game's moves are
 /// written once and read whole, so one column costs one parameter where a row per move
 /// cost a B-tree insert and six parameters each.
-pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Result<()> {
+pub(super) fn insert(tx: &Connection, game: &EndedGame) -> rusqlite::Result<()> {
     let s = &game.summary;
     let (result, winner, line) = match &s.result {
         GameStatus::Won { winner, line } => ("won", Some(mark_text(*winner)), Some(line.join(" "))),
@@ -327,7 +386,7 @@ pub(super) fn insert(tx: &Transaction<'_>, game: &FinishedGame) -> rusqlite::Res
             s.ply,
             s.started_at as i64,
             s.ended_at as i64,
-            moves_json(&game.moves),
+            game.moves,
         ],
     )?;
     Ok(())

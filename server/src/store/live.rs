@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use inarow_protocol::{RoomId, SessionId};
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, params};
 
 use super::{StoreError, execute};
 use crate::saved::{SavedChat, SavedMove, SavedRoom, SessionRecord, TableRecord};
@@ -87,7 +87,7 @@ impl LiveWrite {
     }
 
     /// Writes this in `tx`; writing it twice is harmless.
-    pub(crate) fn apply(&self, tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    pub(crate) fn apply(&self, tx: &Connection) -> rusqlite::Result<()> {
         match self {
             LiveWrite::Room(record) => put_record(tx, record),
             LiveWrite::Move { room, mv } => put_move(tx, room, mv),
@@ -155,7 +155,7 @@ impl LiveWrite {
     }
 }
 
-fn put_record(tx: &Transaction<'_>, record: &TableRecord) -> rusqlite::Result<()> {
+fn put_record(tx: &Connection, record: &TableRecord) -> rusqlite::Result<()> {
     let json = serde_json::to_string(record)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     execute(
@@ -172,7 +172,7 @@ fn put_record(tx: &Transaction<'_>, record: &TableRecord) -> rusqlite::Result<()
     Ok(())
 }
 
-fn put_move(tx: &Transaction<'_>, room: &RoomId, mv: &SavedMove) -> rusqlite::Result<()> {
+fn put_move(tx: &Connection, room: &RoomId, mv: &SavedMove) -> rusqlite::Result<()> {
     execute(
         tx,
         "INSERT OR REPLACE INTO live_moves (room, game, ply, move, seq, ms) \
@@ -189,7 +189,7 @@ fn put_move(tx: &Transaction<'_>, room: &RoomId, mv: &SavedMove) -> rusqlite::Re
     Ok(())
 }
 
-fn put_chat(tx: &Transaction<'_>, room: &RoomId, line: &SavedChat) -> rusqlite::Result<()> {
+fn put_chat(tx: &Connection, room: &RoomId, line: &SavedChat) -> rusqlite::Result<()> {
     let json = serde_json::to_string(line)
         .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
     execute(
@@ -200,7 +200,7 @@ fn put_chat(tx: &Transaction<'_>, room: &RoomId, line: &SavedChat) -> rusqlite::
     Ok(())
 }
 
-fn forget_room(tx: &Transaction<'_>, room: &RoomId) -> rusqlite::Result<()> {
+fn forget_room(tx: &Connection, room: &RoomId) -> rusqlite::Result<()> {
     for sql in [
         "DELETE FROM live_moves WHERE room = ?1",
         "DELETE FROM live_chat WHERE room = ?1",

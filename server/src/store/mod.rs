@@ -28,7 +28,7 @@ use inarow_protocol::{GameId, PlayerRecord};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
-pub(crate) use self::games::{FinishedGame, HistoryPage};
+pub(crate) use self::games::{EndedGame, FinishedGame, HistoryPage, MovesJson};
 pub(crate) use self::live::LiveWrite;
 use self::schema::MigrateError;
 pub(crate) use self::writer::Write;
@@ -40,7 +40,7 @@ const STATEMENT_CACHE: usize = 32;
 
 /// Runs one statement of the writer's, prepared once per connection and kept.
 fn execute(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &rusqlite::Connection,
     sql: &str,
     params: impl rusqlite::Params,
 ) -> rusqlite::Result<usize> {

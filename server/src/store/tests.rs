@@ -77,7 +77,7 @@ async fn a_fresh_file_gets_the_schema_and_keeps_games_across_opens() {
     let location = DataLocation::File(dir.path().join("inarow.db"));
     let store = Store::open(&location).unwrap();
     assert_eq!(store.next_game_id(), GameId(1));
-    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()).into())));
     store.flush().await.unwrap();
     drop(store);
 
@@ -144,7 +144,9 @@ fn a_file_that_is_not_a_database_is_refused() {
 async fn memory_reads_see_what_was_written() {
     let store = Store::open(&DataLocation::Memory).unwrap();
     for id in 1..=3 {
-        store.write(Write::Game(Box::new(game(id, "ann", "bob", drawn()))));
+        store.write(Write::Game(Box::new(
+            game(id, "ann", "bob", drawn()).into(),
+        )));
     }
     store.flush().await.unwrap();
     let games = store.read(|conn| Ok(count(conn, "games"))).await.unwrap();
@@ -158,7 +160,9 @@ async fn writes_queued_together_share_a_transaction() {
     // Queued back to back, as rooms ending games under load queue them: the writer lets
     // them gather after the first instead of committing each on its own.
     for id in 1..=100 {
-        store.write(Write::Game(Box::new(game(id, "ann", "bob", drawn()))));
+        store.write(Write::Game(Box::new(
+            game(id, "ann", "bob", drawn()).into(),
+        )));
     }
     store.flush().await.unwrap();
     let stats = store.stats();
@@ -178,7 +182,7 @@ async fn a_locked_database_is_retried_until_the_write_lands() {
     // Another process (here, connection) holds the write lock.
     let other = Connection::open(&path).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
-    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()).into())));
     let stats = store.clone();
     tokio::task::spawn_blocking(move || {
         wait_until("a failed attempt", || {
@@ -197,9 +201,9 @@ async fn a_locked_database_is_retried_until_the_write_lands() {
 async fn a_refused_write_is_dropped_alone() {
     let store = Store::open(&DataLocation::Memory).unwrap();
     // The same id twice in one batch: the second violates the primary key.
-    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
-    store.write(Write::Game(Box::new(game(1, "cy", "dee", drawn()))));
-    store.write(Write::Game(Box::new(game(2, "ann", "bob", drawn()))));
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()).into())));
+    store.write(Write::Game(Box::new(game(1, "cy", "dee", drawn()).into())));
+    store.write(Write::Game(Box::new(game(2, "ann", "bob", drawn()).into())));
     store.flush().await.unwrap();
     let games = store.read(|conn| Ok(count(conn, "games"))).await.unwrap();
     assert_eq!(games, 2);
@@ -233,7 +237,7 @@ async fn ann_store() -> Store {
         game(9, "AI perfect", "ann", won(Mark::X)),
     ];
     for g in games {
-        store.write(Write::Game(Box::new(g)));
+        store.write(Write::Game(Box::new(g.into())));
     }
     store
 }
@@ -339,7 +343,7 @@ async fn a_private_rooms_game_is_kept_without_its_room() {
     let store = Store::open(&DataLocation::Memory).unwrap();
     let mut private = game(1, "ann", "bob", drawn());
     private.summary.room = None;
-    store.write(Write::Game(Box::new(private.clone())));
+    store.write(Write::Game(Box::new(private.clone().into())));
     assert_eq!(store.game(GameId(1)).await.unwrap(), Some(private));
 }
 
@@ -373,7 +377,7 @@ async fn a_long_games_moves_read_back_in_order() {
             })
             .collect();
         long.summary.ply = plies as u32;
-        store.write(Write::Game(Box::new(long.clone())));
+        store.write(Write::Game(Box::new(long.clone().into())));
         kept.push(long);
     }
     store.flush().await.unwrap();
@@ -521,7 +525,7 @@ async fn a_version_2_file_gets_its_moves_as_a_column() {
     // The same games written by this build: the very same text.
     let fresh = Store::open(&DataLocation::Memory).unwrap();
     for want in &kept {
-        fresh.write(Write::Game(Box::new(want.clone())));
+        fresh.write(Write::Game(Box::new(want.clone().into())));
     }
     fresh.flush().await.unwrap();
     let written = fresh
@@ -555,7 +559,7 @@ async fn moves_text_is_escaped_as_sqlite_escapes_it() {
             ms: i as u64,
         })
         .collect();
-    store.write(Write::Game(Box::new(kept.clone())));
+    store.write(Write::Game(Box::new(kept.clone().into())));
     assert_eq!(store.game(GameId(1)).await.unwrap(), Some(kept.clone()));
     let moves = kept.moves.clone();
     let (written, sqlites) = store
@@ -580,7 +584,7 @@ async fn moves_text_is_escaped_as_sqlite_escapes_it() {
 #[tokio::test]
 async fn a_damaged_moves_column_is_an_error() {
     let store = Store::open(&DataLocation::Memory).unwrap();
-    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()))));
+    store.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()).into())));
     store.flush().await.unwrap();
     for damage in [
         "'nonsense'",

@@ -4,11 +4,11 @@
 //! The table has no clock: the actor passes the wall-clock time (milliseconds since the
 //! Unix epoch) to [`Table::note_time`] after every change, so tests drive time by hand.
 
-use inarow_protocol::{GameId, GameSummary, Mark, PlayedMove, PlayerRef};
+use inarow_protocol::{GameId, GameSummary, Mark, PlayerRef};
 
 use super::{Seat, Table, seat_index};
 use crate::snapshot;
-use crate::store::FinishedGame;
+use crate::store::{EndedGame, MovesJson};
 
 /// When the current game started and how long its moves took.
 #[derive(Debug, Default, Clone)]
@@ -65,21 +65,21 @@ impl Table {
 
     /// The game just ended, as the store keeps it under `id`, ended at `ended_at`. Call
     /// it when [`Table::game_over`] reports the end, after [`Table::note_time`].
-    pub(crate) fn finished_game(&self, id: GameId, ended_at: u64) -> FinishedGame {
-        let moves = self
-            .position
-            .history()
-            .iter()
-            .zip(self.position.landed())
-            .enumerate()
-            .map(|(ply, (mv, cell))| PlayedMove {
-                mv: mv.notation(),
-                cell: cell.notation(),
-                by: if ply % 2 == 0 { Mark::X } else { Mark::O },
-                ms: self.clock.move_ms.get(ply).copied().unwrap_or(0),
-            })
-            .collect();
-        FinishedGame {
+    pub(crate) fn finished_game(&self, id: GameId, ended_at: u64) -> EndedGame {
+        let history = self.position.history();
+        let mut moves = MovesJson::new(history.len());
+        // One buffer for every notation: a string each was two allocations a move.
+        let (mut mv_text, mut cell_text) = (String::new(), String::new());
+        for (ply, (mv, cell)) in history.iter().zip(self.position.landed()).enumerate() {
+            mv_text.clear();
+            mv.push_notation(&mut mv_text);
+            cell_text.clear();
+            cell.push_notation(&mut cell_text);
+            let by = if ply % 2 == 0 { Mark::X } else { Mark::O };
+            let ms = self.clock.move_ms.get(ply).copied().unwrap_or(0);
+            moves.push(&mv_text, &cell_text, by, ms);
+        }
+        EndedGame {
             summary: GameSummary {
                 game: id,
                 // A private room's id is its invite code: not for the public history.
@@ -93,7 +93,7 @@ impl Table {
                 started_at: self.clock.started_at.unwrap_or(ended_at),
                 ended_at,
             },
-            moves,
+            moves: moves.finish(),
         }
     }
 

@@ -447,9 +447,9 @@ fn the_clock_starts_when_both_seats_are_filled_and_times_each_move() {
             ..
         }
     ));
-    let times: Vec<u64> = kept.moves.iter().map(|m| m.ms).collect();
+    let times: Vec<u64> = kept.played().iter().map(|m| m.ms).collect();
     assert_eq!(times, [2_100, 3_400, 1_800, 2_500, 2_200]);
-    let by: Vec<Mark> = kept.moves.iter().map(|m| m.by).collect();
+    let by: Vec<Mark> = kept.played().iter().map(|m| m.by).collect();
     assert_eq!(by, [Mark::X, Mark::O, Mark::X, Mark::O, Mark::X]);
 
     // The snapshot names the kept game once the actor says where it is kept.
@@ -477,8 +477,12 @@ fn the_clock_starts_when_both_seats_are_filled_and_times_each_move() {
         kept.summary.result,
         GameStatus::Resigned { winner: Mark::X }
     );
-    assert_eq!(kept.moves.len(), 1);
-    assert_eq!(kept.moves[0].ms, 0, "a clock that went back counts no time");
+    assert_eq!(kept.played().len(), 1);
+    assert_eq!(
+        kept.played()[0].ms,
+        0,
+        "a clock that went back counts no time"
+    );
     assert_eq!(t.snapshot().last_game, Some(GameId(42)));
 }
 
@@ -718,7 +722,7 @@ fn a_game_spanning_a_restart_keeps_its_start_and_move_times() {
     assert!(r.game_over().is_some());
     let kept = r.finished_game(GameId(8), 63_000);
     assert_eq!(kept.summary.started_at, 1_000);
-    let times: Vec<u64> = kept.moves.iter().map(|m| m.ms).collect();
+    let times: Vec<u64> = kept.played().iter().map(|m| m.ms).collect();
     assert_eq!(times, [2_000, 1_500, 1_000, 1_000, 1_000]);
 }
 
