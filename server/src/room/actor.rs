@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use inarow_protocol::{GameId, GameStatus, Mark, RequestId, RoomId, ServerMessage, SessionId};
+use inarow_protocol::{GameId, Mark, RequestId, RoomId, ServerMessage, SessionId, StatusView};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -341,7 +341,7 @@ impl RoomActor {
         let result = self.table.game_over()?;
         let store = &self.context.store;
         let id = store.next_game_id();
-        tracing::info!(game = self.table.game(), kept_as = %id, result = ending(&result), "game over");
+        tracing::info!(game = self.table.game(), kept_as = %id, result = ending(result), "game over");
         metrics::game_finished();
         store.write(Write::Game(Box::new(self.table.finished_game(id, now))));
         Some(id)
@@ -595,18 +595,14 @@ pub(super) async fn run(shared: Arc<Shared>) {
 /// How a game ended, in words, for its log line: a plain string field where `Debug` of the
 /// status spelled out the winning line's cells, some 5,000 instructions of the 16,000 the
 /// line cost (`load --callgrind`). The game itself is kept in full under `kept_as`.
-fn ending(status: &GameStatus) -> &'static str {
+fn ending(status: StatusView) -> &'static str {
     match status {
-        GameStatus::Won {
-            winner: Mark::X, ..
-        } => "X won",
-        GameStatus::Won {
-            winner: Mark::O, ..
-        } => "O won",
-        GameStatus::Resigned { winner: Mark::X } => "X won, O resigned",
-        GameStatus::Resigned { winner: Mark::O } => "O won, X resigned",
-        GameStatus::Drawn => "drawn",
+        StatusView::Won { winner: Mark::X } => "X won",
+        StatusView::Won { winner: Mark::O } => "O won",
+        StatusView::Resigned { winner: Mark::X } => "X won, O resigned",
+        StatusView::Resigned { winner: Mark::O } => "O won, X resigned",
+        StatusView::Drawn => "drawn",
         // Not an ending; `game_over` reports only endings.
-        GameStatus::Waiting | GameStatus::Playing { .. } => "unfinished",
+        StatusView::Waiting | StatusView::Playing { .. } => "unfinished",
     }
 }

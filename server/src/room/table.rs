@@ -22,7 +22,7 @@ use foldhash::HashMap;
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
     ErrorCode, GameId, GameStatus, Level, Mark, RequestId, RoomId, SeatChoice, SeatRequest,
-    SessionId,
+    SessionId, StatusView,
 };
 
 pub(crate) use self::ai::AiAnswer;
@@ -411,11 +411,16 @@ impl Table {
         held
     }
 
-    /// Reports the end of the current game, once: its final status.
-    pub(crate) fn game_over(&mut self) -> Option<GameStatus> {
+    /// Reports the end of the current game, once: its final status (without the winning
+    /// line, which the finished game and the snapshots write).
+    pub(crate) fn game_over(&mut self) -> Option<StatusView> {
         if self.over() && !self.over_reported {
             self.over_reported = true;
-            return Some(self.status());
+            return Some(snapshot::status_view(
+                &self.position,
+                self.resigned,
+                self.seats_filled(),
+            ));
         }
         None
     }
