@@ -106,19 +106,20 @@ pub(crate) fn status(
     resigned: Option<Mark>,
     seats_filled: bool,
 ) -> GameStatus {
-    if let Some(winner) = resigned {
-        return GameStatus::Resigned { winner };
-    }
-    match position.status() {
-        engine::GameStatus::Won { winner, line } => GameStatus::Won {
-            winner: mark(winner),
-            line: line.iter().map(|cell| cell.notation()).collect(),
+    match status_view(position, resigned, seats_filled) {
+        StatusView::Waiting => GameStatus::Waiting,
+        StatusView::Playing { turn } => GameStatus::Playing { turn },
+        StatusView::Won { winner } => GameStatus::Won {
+            winner,
+            line: match position.status() {
+                engine::GameStatus::Won { line, .. } => {
+                    line.iter().map(|cell| cell.notation()).collect()
+                }
+                _ => Vec::new(),
+            },
         },
-        engine::GameStatus::Drawn => GameStatus::Drawn,
-        engine::GameStatus::InProgress { to_move } if seats_filled => GameStatus::Playing {
-            turn: mark(to_move),
-        },
-        engine::GameStatus::InProgress { .. } => GameStatus::Waiting,
+        StatusView::Drawn => GameStatus::Drawn,
+        StatusView::Resigned { winner } => GameStatus::Resigned { winner },
     }
 }
 
