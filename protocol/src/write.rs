@@ -152,6 +152,28 @@ impl<'a> From<&'a SeatInfo> for SeatView<'a> {
     }
 }
 
+impl From<SeatView<'_>> for SeatInfo {
+    fn from(seat: SeatView<'_>) -> SeatInfo {
+        SeatInfo {
+            mark: seat.mark,
+            occupant: match seat.occupant {
+                OccupantView::Empty => Occupant::Empty,
+                OccupantView::Human {
+                    name,
+                    session,
+                    connected,
+                } => Occupant::Human {
+                    name: name.to_owned(),
+                    session,
+                    connected,
+                },
+                OccupantView::Ai { level, thinking } => Occupant::Ai { level, thinking },
+            },
+            rematch: seat.rematch,
+        }
+    }
+}
+
 /// A game's status as a snapshot writes it: [`GameStatus`] without a won game's line,
 /// which the source writes in place ([`RoomSource::line`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,23 +36,17 @@ impl FormatTime for LogTime {
             // A clock before 1970: the default clock knows how to write that.
             return clock::SystemTime.format_time(w);
         };
+        let at = now.as_secs();
         SECOND.with(|second| {
             let mut second = second.borrow_mut();
-            if second.as_ref().is_none_or(|s| s.at != now.as_secs()) {
-                match second_text(now.as_secs()) {
-                    Some(text) => {
-                        *second = Some(Second {
-                            at: now.as_secs(),
-                            text,
-                        })
-                    }
+            let second = match &mut *second {
+                Some(kept) if kept.at == at => kept,
+                slot => match second_text(at) {
+                    Some(text) => slot.insert(Second { at, text }),
                     // The second turned while it was being written: this line takes the
                     // default clock's text whole.
                     None => return clock::SystemTime.format_time(w),
-                }
-            }
-            let Some(second) = second.as_ref() else {
-                return clock::SystemTime.format_time(w);
+                },
             };
             w.write_str(&second.text)?;
             write_micros(w, now)?;

@@ -416,11 +416,7 @@ impl Table {
     pub(crate) fn game_over(&mut self) -> Option<StatusView> {
         if self.over() && !self.over_reported {
             self.over_reported = true;
-            return Some(snapshot::status_view(
-                &self.position,
-                self.resigned,
-                self.seats_filled(),
-            ));
+            return Some(self.status_view());
         }
         None
     }
@@ -489,6 +485,11 @@ impl Table {
     /// strings), so the table's own decisions ask [`Table::over`] and [`Table::turn`].
     fn status(&self) -> GameStatus {
         snapshot::status(&self.position, self.resigned, self.seats_filled())
+    }
+
+    /// [`Table::status`] without the winning line, so without building a string.
+    fn status_view(&self) -> StatusView {
+        snapshot::status_view(&self.position, self.resigned, self.seats_filled())
     }
 
     /// Whether the game has ended: won, drawn or resigned.

@@ -30,6 +30,8 @@ pub(crate) struct EndedGame {
     pub(crate) moves: String,
 }
 
+/// The game as a room would have handed it over (tests write games built as values).
+#[cfg(test)]
 impl From<FinishedGame> for EndedGame {
     fn from(game: FinishedGame) -> EndedGame {
         EndedGame {
@@ -43,17 +45,7 @@ impl EndedGame {
     /// The moves, read back as the store reads them.
     #[cfg(test)]
     pub(crate) fn played(&self) -> Vec<PlayedMove> {
-        let stored: Vec<(String, String, String, u64)> =
-            serde_json::from_str(&self.moves).expect("the moves column is JSON");
-        stored
-            .into_iter()
-            .map(|(mv, cell, by, ms)| PlayedMove {
-                mv,
-                cell,
-                by: mark_from(&by).expect("a mark"),
-                ms,
-            })
-            .collect()
+        moves_from_json(self.moves.as_bytes(), MOVES_COLUMN).expect("the moves column reads")
     }
 }
 
@@ -272,11 +264,16 @@ pub(super) fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<Fin
 /// Where `game`'s query has the moves column: right after [`SUMMARY_COLUMNS`].
 const MOVES_COLUMN: usize = 17;
 
-/// A game's moves as [`moves_json`] wrote them.
+/// A game's moves as [`MovesJson`] wrote them.
 fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
     let ValueRef::Text(text) = row.get_ref(column)? else {
         return Err(bad_column(column, "moves"));
     };
+    moves_from_json(text, column)
+}
+
+/// The moves of a `moves` column's `text` (the column `column` of its row, for errors).
+fn moves_from_json(text: &[u8], column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
     // `by` is read as text and checked by `mark_from`, as the other mark columns are,
     // rather than through `Mark`'s wire format.
     let stored: Vec<(String, String, String, u64)> = serde_json::from_slice(text)
@@ -294,12 +291,8 @@ fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
         .collect()
 }
 
-/// A game's moves as the text of its `moves` column: a JSON array with one
-/// `[move, cell, by, ms]` array per move, in order, written compactly so that it is
-/// exactly the text migration 3's `json_group_array(json_array(..))` made of the moves
-/// table (serde_json's escaping, which `push_json_str` follows, is SQLite's `json_quote`'s:
-/// tested). Built by hand into one string: this runs for every game that ends, and going
-/// through `serde_json::Value` would allocate for every move.
+/// [`MovesJson`] of `moves`, as a room's [`super::Write::Game`] of them writes it.
+#[cfg(test)]
 pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
     let mut json = MovesJson::new(moves.len());
     for played in moves {
@@ -308,7 +301,12 @@ pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
     json.finish()
 }
 
-/// The `moves` column's text ([`moves_json`]), written one move at a time.
+/// A game's moves as the text of its `moves` column, written one move at a time: a JSON
+/// array with one `[move, cell, by, ms]` array per move, in order, written compactly so
+/// that it is exactly the text migration 3's `json_group_array(json_array(..))` made of
+/// the moves table (serde_json's escaping, which `push_json_str` follows, is SQLite's
+/// `json_quote`'s: tested). Built by hand into one string: this runs for every game that
+/// ends, and going through `serde_json::Value` would allocate for every move.
 pub(crate) struct MovesJson {
     out: String,
 }
@@ -349,7 +347,7 @@ impl MovesJson {
     }
 }
 
-/// Inserts `game`: one row, its moves a JSON column ([`moves_json`]). A game's moves are
+/// Inserts `game`: one row, its moves a JSON column ([`MovesJson`]). A game's moves are
 /// written once and read whole, so one column costs one parameter where a row per move
 /// cost a B-tree insert and six parameters each.
 pub(super) fn insert(tx: &Connection, game: &EndedGame) -> rusqlite::Result<()> {

@@ -104,7 +104,7 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         // column is a JSON array with one `[move, cell, by, ms]` array per move in ply
         // order, e.g. `[["b2","b2","X",1200],["a1","a1","O",800]]`: JSON so that SQL can
         // still reach single moves through `json_each`. The existing moves are copied in
-        // with SQLite's own compact JSON, the same text `games::moves_json` writes; a game
+        // with SQLite's own compact JSON, the same text `games::MovesJson` writes; a game
         // with no moves gets `[]` (`json_group_array` over no rows).
         sql: "
         ALTER TABLE games ADD COLUMN moves TEXT NOT NULL DEFAULT '[]';

@@ -7,8 +7,8 @@
 //! [`Table::snapshot`] builds one for what reads snapshots as values.
 
 use inarow_protocol::{
-    Mark, Occupant, OccupantView, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo,
-    SeatView, Seats, StatusView, Strs, encode_room,
+    Mark, OccupantView, RoomFields, RoomSnapshot, RoomSource, RoomSummary, SeatInfo, SeatView,
+    Seats, StatusView, Strs, encode_room,
 };
 
 use super::{Seat, Table, seat_index};
@@ -104,26 +104,7 @@ impl Table {
     fn seat_infos(&self) -> Vec<SeatInfo> {
         [Mark::X, Mark::O]
             .into_iter()
-            .map(|mark| {
-                let seat = self.seat_view(mark);
-                SeatInfo {
-                    mark,
-                    occupant: match seat.occupant {
-                        OccupantView::Empty => Occupant::Empty,
-                        OccupantView::Human {
-                            name,
-                            session,
-                            connected,
-                        } => Occupant::Human {
-                            name: name.to_owned(),
-                            session,
-                            connected,
-                        },
-                        OccupantView::Ai { level, thinking } => Occupant::Ai { level, thinking },
-                    },
-                    rematch: seat.rematch,
-                }
-            })
+            .map(|mark| SeatInfo::from(self.seat_view(mark)))
             .collect()
     }
 
@@ -189,7 +170,7 @@ impl RoomSource for Table {
         snapshot::legal_moves(&self.position, self.turn().is_some(), moves);
     }
     fn status(&self) -> StatusView {
-        snapshot::status_view(&self.position, self.resigned, self.seats_filled())
+        self.status_view()
     }
     fn line(&self, cells: &mut Strs<'_>) {
         snapshot::winning_line(&self.position, cells);
