@@ -33,6 +33,7 @@ use tracing::Instrument;
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler, Step, Waiting};
+use crate::frame_out;
 use crate::gate::{Gate, Gates};
 use crate::metrics;
 use crate::outbox;
@@ -204,6 +205,8 @@ pub(crate) async fn serve<S>(
         outbound: Outbound {
             queue,
             unflushed: false,
+            unwritten: frame_out::Unwritten::default(),
+            held: None,
         },
         reads: Gate::new(),
     };
@@ -235,6 +238,15 @@ async fn close<S>(ending: Ending, mut ws: WebSocketStream<S>, mut outbound: Outb
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    // What was begun on the socket is finished before tungstenite writes again.
+    let _ = tokio::time::timeout(FAREWELL_TIME, async {
+        std::future::poll_fn(|cx| outbound.unwritten.poll_flush(ws.get_mut(), cx)).await?;
+        if let Some(message) = outbound.held.take() {
+            ws.feed(message).await.map_err(std::io::Error::other)?;
+        }
+        std::io::Result::Ok(())
+    })
+    .await;
     let (bye, close, readable) = match ending {
         Ending::Bye { bye, readable } => {
             let text = encode(&ServerFrame::from(ServerMessage::Bye {
@@ -308,8 +320,16 @@ where
 /// The connection's outbound queue, as the socket loop drains it.
 struct Outbound {
     queue: outbox::Receiver,
-    /// Frames were handed to the WebSocket since the last flush.
+    /// tungstenite holds bytes not yet written: a frame handed to it, or the pong it owes
+    /// after reading a ping. Written before anything of ours.
     unflushed: bool,
+    /// Frames written here, straight from the queued messages' bytes (module
+    /// `frame_out`), that the socket has not all taken: written before anything else, and
+    /// tungstenite is not read (its reads may write a pong) until they are.
+    unwritten: frame_out::Unwritten,
+    /// A message only tungstenite may write (a close frame), taken from the queue behind
+    /// frames still unwritten.
+    held: Option<Message>,
 }
 
 impl Outbound {
@@ -322,8 +342,19 @@ impl Outbound {
         self.queue.disarm();
     }
 
-    /// Moves everything queued into the WebSocket's write buffer and flushes it once: one
-    /// write for all the frames queued since the last wake-up. Pending when there is
+    /// tungstenite read a ping and owes its pong: it is written before our next frame.
+    fn pong_owed(&mut self) {
+        self.unflushed = true;
+    }
+
+    /// Whether tungstenite may use the socket: nothing of ours is half-written.
+    fn lets_tungstenite_write(&self) -> bool {
+        self.unwritten.is_empty()
+    }
+
+    /// Writes everything queued, with one vectored write of up to [`frame_out::BATCH`]
+    /// frames (one system call for all the frames queued since the last wake-up), the
+    /// payloads straight from the queued messages' shared bytes. Pending when there is
     /// nothing to write or the socket cannot take more (the task is woken when either
     /// changes); ready only with the error that ends the connection.
     fn poll_write<S>(&mut self, ws: &mut WebSocketStream<S>, cx: &mut Context<'_>) -> Poll<WsError>
@@ -331,34 +362,74 @@ impl Outbound {
         S: AsyncRead + AsyncWrite + Unpin,
     {
         loop {
-            // A peer that stops reading stalls here; its queue fills and the room kicks it.
-            match ws.poll_ready_unpin(cx) {
+            // What tungstenite holds goes first; then what the socket has not taken of ours.
+            if self.unflushed {
+                match ws.poll_flush_unpin(cx) {
+                    Poll::Ready(Ok(())) => self.unflushed = false,
+                    Poll::Ready(Err(e)) => return Poll::Ready(e),
+                    Poll::Pending => return Poll::Pending,
+                }
+            }
+            match self.unwritten.poll_flush(ws.get_mut(), cx) {
                 Poll::Ready(Ok(())) => {}
-                Poll::Ready(Err(e)) => return Poll::Ready(e),
+                Poll::Ready(Err(e)) => return Poll::Ready(WsError::Io(e)),
+                // A peer that stops reading stalls here; its queue fills and the room
+                // kicks it.
                 Poll::Pending => return Poll::Pending,
             }
-            let Poll::Ready(message) = self.queue.poll_recv(cx) else {
-                // Empty: flush what was handed over.
-                break;
-            };
-            // Pings are transport, not messages.
-            let counted = message.is_text();
-            if let Err(e) = ws.start_send_unpin(message) {
-                return Poll::Ready(e);
+            if let Some(message) = self.held.take() {
+                match ws.poll_ready_unpin(cx) {
+                    Poll::Ready(Ok(())) => {}
+                    Poll::Ready(Err(e)) => return Poll::Ready(e),
+                    Poll::Pending => {
+                        self.held = Some(message);
+                        return Poll::Pending;
+                    }
+                }
+                if let Err(e) = ws.start_send_unpin(message) {
+                    return Poll::Ready(e);
+                }
+                self.unflushed = true;
+                continue;
             }
-            if counted {
-                metrics::message_out();
+            let mut batch: [(frame_out::Header, Bytes); frame_out::BATCH] =
+                std::array::from_fn(|_| (frame_out::Header::new(0, 0), Bytes::new()));
+            let mut count = 0;
+            let mut drained = false;
+            while count < frame_out::BATCH {
+                let Poll::Ready(message) = self.queue.poll_recv(cx) else {
+                    // Empty, and the task's waker is registered with the queue.
+                    drained = true;
+                    break;
+                };
+                // Pings are transport, not messages.
+                if message.is_text() {
+                    metrics::message_out();
+                }
+                match frame_out::frame(message) {
+                    Ok(frame) => {
+                        batch[count] = frame;
+                        count += 1;
+                    }
+                    Err(other) => {
+                        self.held = Some(other);
+                        break;
+                    }
+                }
             }
-            self.unflushed = true;
+            if count > 0 {
+                if let Err(e) = self.unwritten.write(ws.get_mut(), cx, &batch[..count]) {
+                    return Poll::Ready(WsError::Io(e));
+                }
+                if !self.unwritten.is_empty() {
+                    // The socket is full; it wakes the task when it can take more.
+                    return Poll::Pending;
+                }
+            }
+            if drained {
+                return Poll::Pending;
+            }
         }
-        if self.unflushed {
-            match ws.poll_flush_unpin(cx) {
-                Poll::Ready(Ok(())) => self.unflushed = false,
-                Poll::Ready(Err(e)) => return Poll::Ready(e),
-                Poll::Pending => {}
-            }
-        }
-        Poll::Pending
     }
 }
 
@@ -493,13 +564,20 @@ impl Connection {
                         // asked while the other player's offer waits to be written, say). Only
                         // then: after a frame, what is queued is written first, so a peer that
                         // keeps sending cannot hold back what is queued for it.
+                        //
+                        // Nothing is read while a frame of ours is half-written: a read may
+                        // have tungstenite write a pong, which must not land inside it.
                         if self.reads.woken()
+                            && self.outbound.lets_tungstenite_write()
                             && let Poll::Ready(frame) = poll_frame(&mut self.reads, ws, cx)
                         {
                             return Poll::Ready(SocketEvent::Inbound(frame));
                         }
                         if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
                             return Poll::Ready(SocketEvent::WriteFailed(e));
+                        }
+                        if !self.outbound.lets_tungstenite_write() {
+                            return Poll::Pending;
                         }
                         poll_frame(&mut self.reads, ws, cx).map(SocketEvent::Inbound)
                     }) => event,
@@ -560,7 +638,11 @@ impl Connection {
             Message::Text(text) => Some(text.as_str()),
             Message::Binary(_) => None,
             Message::Close(_) => return Taken::End(Ending::PeerClosed),
-            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => return Taken::Next,
+            Message::Ping(_) => {
+                self.outbound.pong_owed();
+                return Taken::Next;
+            }
+            Message::Pong(_) | Message::Frame(_) => return Taken::Next,
         };
         // What handling the frame queues for this connection (a move's own event) is
         // written by the loop's next poll of the queue, in this same wake-up.

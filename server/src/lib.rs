@@ -32,6 +32,7 @@ mod ai_worker;
 mod config;
 mod connection;
 mod dispatch;
+mod frame_out;
 mod gate;
 mod http;
 mod listener;

@@ -896,7 +896,8 @@ struct Callgrind<'a> {
 #[derive(Clone, Copy)]
 struct Syscalls {
     all: f64,
-    /// `sendto`: one per write of a connection's queued frames.
+    /// `sendto` and `writev`: one per write of a connection's queued frames (the server
+    /// writes its frames with `writev`, tungstenite and the floor's relay with `sendto`).
     sends: f64,
     /// `recvfrom`: one per read of a connection's socket.
     reads: f64,
@@ -936,10 +937,12 @@ impl Counting {
 }
 
 /// The tracepoints `perf stat` counts, in the order of [`Syscalls`]' fields.
-const SYSCALL_EVENTS: [&str; 3] = [
+/// (`sends` is the second and the fourth together).
+const SYSCALL_EVENTS: [&str; 4] = [
     "raw_syscalls:sys_enter",
     "syscalls:sys_enter_sendto",
     "syscalls:sys_enter_recvfrom",
+    "syscalls:sys_enter_writev",
 ];
 
 /// `perf stat` counting a process's system calls until stopped.
@@ -981,7 +984,7 @@ impl SyscallCount {
         };
         Ok(Syscalls {
             all: count(SYSCALL_EVENTS[0])?,
-            sends: count(SYSCALL_EVENTS[1])?,
+            sends: count(SYSCALL_EVENTS[1])? + count(SYSCALL_EVENTS[3])?,
             reads: count(SYSCALL_EVENTS[2])?,
         })
     }
