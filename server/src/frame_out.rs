@@ -103,27 +103,24 @@ impl Unwritten {
             self.keep(frames, 0);
             return self.flush_now(socket, cx);
         }
-        let frames = &frames[..frames.len().min(BATCH)];
+        let (now, later) = frames.split_at(frames.len().min(BATCH));
         let mut slices = [IoSlice::new(&[]); 2 * BATCH];
-        let mut total = 0;
-        for ((header, payload), pair) in frames.iter().zip(slices.chunks_mut(2)) {
+        for ((header, payload), pair) in now.iter().zip(slices.chunks_mut(2)) {
             pair[0] = IoSlice::new(header.as_bytes());
             pair[1] = IoSlice::new(payload);
-            total += usize::from(header.len) + payload.len();
         }
-        match Pin::new(&mut *socket).poll_write_vectored(cx, &slices[..2 * frames.len()]) {
-            Poll::Ready(Ok(0)) if total > 0 => Err(std::io::ErrorKind::WriteZero.into()),
-            Poll::Ready(Ok(written)) => {
-                self.keep(frames, written);
-                // The socket took part: the rest goes on its own.
-                self.flush_now(socket, cx)
-            }
-            Poll::Ready(Err(e)) => Err(e),
-            Poll::Pending => {
-                self.keep(frames, 0);
-                Ok(())
-            }
+        let written = match poll_vectored(socket, cx, &slices[..2 * now.len()]) {
+            Poll::Ready(result) => result?,
+            // Nothing taken, and the task is woken when the socket can take more.
+            Poll::Pending => 0,
+        };
+        self.keep(now, written);
+        self.keep(later, 0);
+        if written == 0 {
+            return Ok(());
         }
+        // The socket took part, or all: the rest, if any, goes on its own.
+        self.flush_now(socket, cx)
     }
 
     /// [`Unwritten::poll_flush`], keeping what the socket does not take now.
@@ -171,15 +168,7 @@ impl Unwritten {
             for (slice, bytes) in slices.iter_mut().zip(&self.rest) {
                 *slice = IoSlice::new(bytes);
             }
-            let mut written = match Pin::new(&mut *socket).poll_write_vectored(cx, &slices[..count])
-            {
-                Poll::Ready(Ok(0)) => {
-                    return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
-                }
-                Poll::Ready(Ok(written)) => written,
-                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
-                Poll::Pending => return Poll::Pending,
-            };
+            let mut written = std::task::ready!(poll_vectored(socket, cx, &slices[..count]))?;
             while written > 0 {
                 let Some(first) = self.rest.front_mut() else {
                     break;
@@ -194,6 +183,24 @@ impl Unwritten {
             }
         }
         Poll::Ready(Ok(()))
+    }
+}
+
+/// One vectored write: the bytes the socket took. A socket that takes none of a write
+/// that has some has failed.
+fn poll_vectored<S>(
+    socket: &mut S,
+    cx: &mut Context<'_>,
+    slices: &[IoSlice<'_>],
+) -> Poll<std::io::Result<usize>>
+where
+    S: AsyncWrite + Unpin,
+{
+    match Pin::new(socket).poll_write_vectored(cx, slices) {
+        Poll::Ready(Ok(0)) if slices.iter().any(|s| !s.is_empty()) => {
+            Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()))
+        }
+        other => other,
     }
 }
 
