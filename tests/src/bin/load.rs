@@ -36,7 +36,8 @@
 //! `--callgrind` (with `--humans` alone) runs the servers under valgrind's callgrind and
 //! counts their user-space instructions per move, which the machine's load does not
 //! change; `--callgrind-out PATTERN` keeps their profiles (`%p` is a server's pid) for
-//! `callgrind_annotate`. `--cache-sim` (with `--callgrind`) also simulates the caches and
+//! `callgrind_annotate`, each measured window a part of its own (`PATTERN.2` with one
+//! row: `.1` is the setup and warm-up). `--cache-sim` (with `--callgrind`) also simulates the caches and
 //! counts the misses of a 2 MiB last level (this machine's L2 a core) per move: with 500
 //! games the state of a thousand connections no longer stays in the caches, and what a
 //! move touches of it, which no timing on a shared machine shows steadily, is counted.
@@ -126,6 +127,7 @@ fn main() -> anyhow::Result<()> {
         syscalls: args.iter().any(|a| a == "--syscalls"),
         callgrind: args.iter().any(|a| a == "--callgrind"),
         cache_sim: args.iter().any(|a| a == "--cache-sim"),
+        window_parts: args.iter().any(|a| a == "--callgrind-out"),
     };
     if counting.cache_sim && !counting.callgrind {
         return Err(anyhow!("--cache-sim goes with --callgrind"));
@@ -347,7 +349,10 @@ impl Server {
             let mut valgrind = Command::new("valgrind");
             valgrind
                 .arg("--tool=callgrind")
-                .arg(format!("--callgrind-out-file={}", callgrind.profile));
+                .arg(format!("--callgrind-out-file={}", callgrind.profile))
+                // Each part of a kept profile names its functions and files in full:
+                // compressed, a later part refers to names only the first one gives.
+                .arg("--compress-strings=no");
             if callgrind.cache_sim {
                 // The first level as this machine's (48 KiB, 12 ways), the last as its
                 // L2 a core (2 MiB, 16 ways): the L3 is shared with other machines' work.
@@ -483,6 +488,22 @@ impl Cpu {
             instructions: column(0),
             misses: misses.then(|| column(1) + column(2)),
         })
+    }
+
+    /// Has callgrind write the profile so far as a part of its own, labelled, and start
+    /// the next part from zero (`callgrind_control --dump`).
+    fn dump(self, label: &str) -> anyhow::Result<()> {
+        let status = Command::new("callgrind_control")
+            .arg(format!("--dump={label}"))
+            .arg(self.pid.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .context("--callgrind-out needs callgrind_control on the PATH")?;
+        if !status.success() {
+            return Err(anyhow!("callgrind_control --dump: {status}"));
+        }
+        Ok(())
     }
 
     /// User plus system CPU time the process has used.
@@ -925,6 +946,10 @@ struct Counting {
     callgrind: bool,
     /// Last-level cache misses too, with callgrind simulating the caches (`--cache-sim`).
     cache_sim: bool,
+    /// Whether a kept profile (`--callgrind-out`) has each measured window as a part of
+    /// its own (`callgrind_control --dump` at its ends), apart from the connections'
+    /// setup and the warm-up, which would otherwise be most of what it shows.
+    window_parts: bool,
 }
 
 impl Counting {
@@ -933,6 +958,7 @@ impl Counting {
         syscalls: false,
         callgrind: false,
         cache_sim: false,
+        window_parts: false,
     };
 }
 
@@ -1014,20 +1040,34 @@ async fn run_players(
     // to the window by the window's share of the server's CPU time while it counted.
     let cpu0 = cpu.read()?;
     // Off the runtime's threads: asking callgrind takes a while, and the clients play on.
-    let counts = |counting: Counting| async move {
+    // With a kept profile, the part dumped at the window's start ends the setup's and the
+    // one dumped at its end is the window's; the count is read after the first and before
+    // the second, so that both dumps fall outside it.
+    let counts = |counting: Counting, at_start: bool| async move {
         if !counting.callgrind {
             return Ok(None);
         }
-        tokio::task::spawn_blocking(move || cpu.counts(counting.cache_sim).map(Some)).await?
+        let dump = counting.window_parts;
+        tokio::task::spawn_blocking(move || {
+            if dump && at_start {
+                cpu.dump("setup")?;
+            }
+            let counted = cpu.counts(counting.cache_sim)?;
+            if dump && !at_start {
+                cpu.dump("window")?;
+            }
+            anyhow::Ok(Some(counted))
+        })
+        .await?
     };
     tokio::time::sleep_until(start).await;
-    let counted_before = counts(counting).await?;
+    let counted_before = counts(counting, true).await?;
     let before = cpu.read_split()?;
     let switches_before = cpu.switches();
     tokio::time::sleep_until(end).await;
     let used = cpu.read_split()? - before;
     let switches = cpu.switches() - switches_before;
-    let counted = match (counted_before, counts(counting).await?) {
+    let counted = match (counted_before, counts(counting, false).await?) {
         (Some(before), Some(after)) => Some(Counted {
             instructions: after.instructions.saturating_sub(before.instructions),
             misses: after
