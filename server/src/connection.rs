@@ -33,6 +33,7 @@ use tracing::Instrument;
 
 use crate::admission::Admission;
 use crate::dispatch::{Bye, Handler, Step, Waiting};
+use crate::frame_in::{self, Frame, Inbound};
 use crate::frame_out;
 use crate::gate::{Gate, Gates};
 use crate::metrics;
@@ -178,21 +179,18 @@ pub(crate) async fn serve<S>(
         .max_message_size(Some(config.max_message_size))
         .max_frame_size(Some(config.max_message_size))
         // Grows on demand to a frame's length; 10 000 idle connections should not hold
-        // 128 KiB each (the default). tungstenite zeroes up to this much of its buffer
-        // before every read, which with a thousand busy connections is that many cold
-        // cache lines written a read: a move (under 100 bytes) still reads in one call,
-        // and 256 rather than 1 KiB is six last-level misses a move fewer (`load
-        // --callgrind --cache-sim`) and 5.7 KiB of RSS per idle connection against 6.6
-        // (`load --memory`). A larger message takes a read per 256 bytes.
+        // 128 KiB each (the default). tungstenite reads only the frames `frame_in` does
+        // not (pings, fragments, long messages), from that module's buffer while it
+        // holds bytes: 256 rather than 1 KiB was 5.7 KiB of RSS per idle connection
+        // against 6.6 (`load --memory`).
         .read_buffer_size(256);
     // Not `shutdown`: a connection says `bye` only once the rooms are saved. The kick
     // switch holds it, so the loop waits on one future for both.
     let kick = Arc::new(Kick::new(state.farewell.clone()));
-    let mut ws = if read.is_empty() {
-        WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await
-    } else {
-        WebSocketStream::from_partially_read(socket, read, Role::Server, Some(ws_config)).await
-    };
+    // Plain text frames are read by the socket's own buffer, the rest by tungstenite
+    // through it (module `frame_in`); the bytes read past the upgrade start that buffer.
+    let socket = Inbound::new(socket, read, config.max_message_size);
+    let mut ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
     let _open = metrics::websocket_opened();
     let (outbound, queue) = outbox::channel(config.outbound_queue);
     // No attachment until `hello` gives one; rooms never see the connection before.
@@ -234,10 +232,12 @@ pub(crate) async fn serve<S>(
 
 /// Says goodbye as `ending` requires, after what is still queued, and waits (boundedly)
 /// for the socket to wind down.
-async fn close<S>(ending: Ending, mut ws: WebSocketStream<S>, mut outbound: Outbound)
+async fn close<S>(ending: Ending, mut ws: WebSocketStream<Inbound<S>>, mut outbound: Outbound)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
+    // The close handshake is tungstenite's: it reads whatever comes from here on.
+    ws.get_mut().hand_over();
     // What was begun on the socket is finished before tungstenite writes again.
     let _ = tokio::time::timeout(FAREWELL_TIME, async {
         std::future::poll_fn(|cx| outbound.unwritten.poll_flush(ws.get_mut(), cx)).await?;
@@ -440,13 +440,13 @@ impl Outbound {
 /// say) comes through the gate too, and the read that retries that write runs.
 fn poll_frame<S>(
     reads: &mut Gate,
-    ws: &mut WebSocketStream<S>,
+    ws: &mut WebSocketStream<Inbound<S>>,
     cx: &mut Context<'_>,
-) -> Poll<Option<Result<Message, WsError>>>
+) -> Poll<Option<Result<Frame, WsError>>>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    let frame = reads.poll(cx, |cx| ws.poll_next_unpin(cx));
+    let frame = reads.poll(cx, |cx| frame_in::poll_frame(ws, cx));
     if frame.is_ready() {
         reads.open();
     }
@@ -456,7 +456,7 @@ where
 /// What the socket did, when the connection's loop polls it.
 enum SocketEvent {
     /// An inbound frame, the stream's end, or a read error.
-    Inbound(Option<Result<Message, WsError>>),
+    Inbound(Option<Result<Frame, WsError>>),
     /// Writing failed: the socket is gone.
     WriteFailed(WsError),
 }
@@ -489,7 +489,11 @@ struct Connection {
 
 impl Connection {
     /// Serves the connection until it is to close, entering `span` where it can log.
-    async fn read_loop<S>(&mut self, ws: &mut WebSocketStream<S>, span: &tracing::Span) -> Ending
+    async fn read_loop<S>(
+        &mut self,
+        ws: &mut WebSocketStream<Inbound<S>>,
+        span: &tracing::Span,
+    ) -> Ending
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
@@ -583,7 +587,7 @@ impl Connection {
                     }) => event,
                 };
                 let _entered = span.enter();
-                self.take_event(event, &mut last_heard)
+                self.take_event(event, ws.get_mut(), &mut last_heard)
             };
             let (waiting, id) = match taken {
                 Taken::Next => continue,
@@ -608,7 +612,15 @@ impl Connection {
 
     /// Takes what the socket did: a frame is handled at once if it can be (a move always
     /// can), else handed back for the loop to wait on.
-    fn take_event(&mut self, event: SocketEvent, last_heard: &mut Instant) -> Taken {
+    fn take_event<S>(
+        &mut self,
+        event: SocketEvent,
+        socket: &mut Inbound<S>,
+        last_heard: &mut Instant,
+    ) -> Taken
+    where
+        S: AsyncRead + Unpin,
+    {
         let frame = match event {
             SocketEvent::WriteFailed(e) => {
                 tracing::debug!(error = %e, "write failed");
@@ -628,7 +640,15 @@ impl Connection {
                 });
             }
             Some(Err(e)) => return Taken::End(failed(e)),
-            Some(Ok(message)) => message,
+            Some(Ok(Frame::Text)) => {
+                *last_heard = Instant::now();
+                metrics::message_in();
+                return match socket.take_text() {
+                    Ok(text) => self.take_frame(Some(text)),
+                    Err(e) => Taken::End(failed(WsError::from(e))),
+                };
+            }
+            Some(Ok(Frame::Message(message))) => message,
         };
         *last_heard = Instant::now();
         if message.is_text() || message.is_binary() {
@@ -644,6 +664,11 @@ impl Connection {
             }
             Message::Pong(_) | Message::Frame(_) => return Taken::Next,
         };
+        self.take_frame(text)
+    }
+
+    /// Hands a data frame to the handler: its text, or `None` for binary.
+    fn take_frame(&mut self, text: Option<&str>) -> Taken {
         // What handling the frame queues for this connection (a move's own event) is
         // written by the loop's next poll of the queue, in this same wake-up.
         self.outbound.disarm();
@@ -734,10 +759,21 @@ mod tests {
         }
     }
 
-    fn text(poll: Poll<Option<Result<Message, WsError>>>) -> String {
+    /// The text of a frame read by `frame_in` itself.
+    fn text<S>(
+        poll: Poll<Option<Result<Frame, WsError>>>,
+        ws: &mut WebSocketStream<Inbound<S>>,
+    ) -> String
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
         match poll {
-            Poll::Ready(Some(Ok(Message::Text(text)))) => text.to_string(),
-            other => panic!("expected a text frame, got {other:?}"),
+            Poll::Ready(Some(Ok(Frame::Text))) => ws
+                .get_mut()
+                .take_text()
+                .expect("the client sent UTF-8")
+                .to_owned(),
+            other => panic!("expected a plain text frame, got {other:?}"),
         }
     }
 
@@ -749,6 +785,7 @@ mod tests {
             inner: server,
             reads: reads.clone(),
         };
+        let socket = Inbound::new(socket, Vec::new(), 1 << 16);
         let mut ws = WebSocketStream::from_raw_socket(socket, Role::Server, None).await;
         let mut client = WebSocketStream::from_raw_socket(client, Role::Client, None).await;
         let wakes = Arc::new(WakeCount::default());
@@ -774,9 +811,15 @@ mod tests {
             .await
             .expect("the duplex takes it");
         assert_eq!(wakes.count(), 1);
-        assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "one");
+        assert_eq!(
+            text(poll_frame(&mut gate, &mut ws, &mut cx), &mut ws),
+            "one"
+        );
         // The second came in the same read: it is read without a wake-up of its own.
-        assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "two");
+        assert_eq!(
+            text(poll_frame(&mut gate, &mut ws, &mut cx), &mut ws),
+            "two"
+        );
         assert!(poll_frame(&mut gate, &mut ws, &mut cx).is_pending());
         let drained = reads.load(Ordering::SeqCst);
         assert!(poll_frame(&mut gate, &mut ws, &mut cx).is_pending());
@@ -788,6 +831,9 @@ mod tests {
             .await
             .expect("the duplex takes it");
         assert_eq!(wakes.count(), 2);
-        assert_eq!(text(poll_frame(&mut gate, &mut ws, &mut cx)), "three");
+        assert_eq!(
+            text(poll_frame(&mut gate, &mut ws, &mut cx), &mut ws),
+            "three"
+        );
     }
 }

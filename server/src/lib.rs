@@ -32,6 +32,7 @@ mod ai_worker;
 mod config;
 mod connection;
 mod dispatch;
+mod frame_in;
 mod frame_out;
 mod gate;
 mod http;
