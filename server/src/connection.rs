@@ -16,7 +16,9 @@
 //! the close), not on every poll of its task: most polls only write what the queue holds,
 //! and entering and leaving a span is some 300 instructions each time.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -44,14 +46,6 @@ use crate::state::ServerState;
 /// The gates of the two things that rarely wake a connection's task ([`Gates`]).
 const KICK: usize = 0;
 const TIMER: usize = 1;
-
-/// What rarely wakes a connection's loop.
-enum Rare {
-    /// The kick switch was thrown.
-    Kicked,
-    /// The timer fired: a deadline or a ping may be due.
-    Timer,
-}
 
 /// Time allowed to write the last frames, `bye` and the close frame.
 const FAREWELL_TIME: Duration = Duration::from_secs(2);
@@ -471,6 +465,60 @@ enum Taken {
     Wait(Waiting, Option<RequestId>),
 }
 
+/// A connection's deadlines and pings, and its kick switch: what rarely wakes it.
+///
+/// The deadline only ever moves later (hearing from the peer, or `hello` trading the
+/// handshake deadline for the idle one): the timer stays armed at the first one and, when
+/// it fires, moves to the deadline as it is by then. The same timer sends the pings
+/// (whichever of the two comes first): one timer polled on every wake-up rather than two.
+/// The timer and the kick's future are boxed: polled only when they woke the task, they
+/// would otherwise sit between the fields every wake-up reads.
+struct Clock {
+    idle_timeout: Duration,
+    ping_every: Duration,
+    handshake_deadline: Instant,
+    last_heard: Instant,
+    next_ping: Instant,
+    timer: Pin<Box<tokio::time::Sleep>>,
+    kicked: Pin<Box<dyn Future<Output = ()> + Send>>,
+    rare: Gates<2>,
+}
+
+impl Clock {
+    /// The connection's deadline, and the reason it gives when passed.
+    fn deadline(&self, has_session: bool) -> (Instant, ByeReason) {
+        let idle_deadline = self.last_heard + self.idle_timeout;
+        if !has_session && self.handshake_deadline < idle_deadline {
+            (self.handshake_deadline, ByeReason::HandshakeTimeout)
+        } else {
+            (idle_deadline, ByeReason::IdleTimeout)
+        }
+    }
+
+    /// The timer fired: the connection's end if its deadline has passed; otherwise a
+    /// ping if one is due, and the timer re-armed.
+    fn tick(&mut self, conn: &Connection) -> Option<Ending> {
+        let now = Instant::now();
+        let (at, late) = self.deadline(conn.handler.has_session());
+        if at <= now {
+            let message = match late {
+                ByeReason::HandshakeTimeout => "no hello arrived in time",
+                _ => "nothing heard from you for too long",
+            };
+            return Some(Ending::bye(late, message));
+        }
+        if self.next_ping <= now {
+            let _ = conn.peer.send_raw(Message::Ping(Bytes::new()));
+            // After a late wake-up the next ping is a whole interval away, as
+            // `MissedTickBehavior::Delay` had it.
+            self.next_ping = now + self.ping_every;
+        }
+        self.timer.as_mut().reset(at.min(self.next_ping));
+        self.rare.open(TIMER);
+        None
+    }
+}
+
 /// One connection: frames in, the outbound queue out, deadlines, pings, kicks.
 struct Connection {
     state: Arc<ServerState>,
@@ -497,98 +545,28 @@ impl Connection {
     where
         S: AsyncRead + AsyncWrite + Unpin,
     {
-        let config = self.state.config.clone();
-        let (idle_timeout, ping_every) = (config.idle_timeout, config.ping_interval);
-        let handshake_deadline = Instant::now() + config.handshake_timeout;
-        let mut last_heard = Instant::now();
-        let mut next_ping = Instant::now() + ping_every;
-        // The deadline only ever moves later (hearing from the peer, or `hello` trading
-        // the handshake deadline for the idle one): the timer stays armed at the first
-        // one and, when it fires, moves to the deadline as it is by then. The same timer
-        // sends the pings (whichever of the two comes first): one timer polled on every
-        // wake-up rather than two.
-        let deadline = |has_session: bool, last_heard: Instant| {
-            let idle_deadline = last_heard + idle_timeout;
-            if !has_session && handshake_deadline < idle_deadline {
-                (handshake_deadline, ByeReason::HandshakeTimeout)
-            } else {
-                (idle_deadline, ByeReason::IdleTimeout)
-            }
-        };
-        let timer = tokio::time::sleep_until(deadline(false, last_heard).0.min(next_ping));
-        tokio::pin!(timer);
+        let config = &self.state.config;
+        let now = Instant::now();
         let kick = self.kick.clone();
-        let kicked = kick.kicked();
-        tokio::pin!(kicked);
-        // The kick and the timer are polled only when they woke the task (module `gate`):
-        // nearly every wake-up is the socket's or the outbound queue's. In a fixed order,
-        // as none of the three can keep the others waiting.
-        let mut rare = Gates::<2>::new();
+        let mut clock = Clock {
+            idle_timeout: config.idle_timeout,
+            ping_every: config.ping_interval,
+            handshake_deadline: now + config.handshake_timeout,
+            last_heard: now,
+            next_ping: now + config.ping_interval,
+            // Armed at the first deadline; see `Clock`.
+            timer: Box::pin(tokio::time::sleep_until(now)),
+            kicked: Box::pin(async move { kick.kicked().await }),
+            rare: Gates::new(),
+        };
+        let (first, _) = clock.deadline(false);
+        clock.timer.as_mut().reset(first.min(clock.next_ping));
         loop {
-            // The event is taken by plain calls, in a block that ends before the loop
-            // waits again: what an `await` can see is kept in the connection's future,
-            // memory gone cold since the connection's last turn, and a frame and its
-            // message written there were cache misses on every move.
-            let taken = {
-                let event = tokio::select! {
-                    biased;
-                    woke = std::future::poll_fn(|cx| {
-                        rare.enter(cx);
-                        if rare.poll(KICK, |cx| kicked.as_mut().poll(cx)).is_ready() {
-                            return Poll::Ready(Rare::Kicked);
-                        }
-                        rare.poll(TIMER, |cx| timer.as_mut().poll(cx)).map(|()| Rare::Timer)
-                    }) => {
-                        let _entered = span.enter();
-                        if let Rare::Kicked = woke {
-                            return self.kicked();
-                        }
-                        let now = Instant::now();
-                        let (at, late) = deadline(self.handler.has_session(), last_heard);
-                        if at <= now {
-                            let message = match late {
-                                ByeReason::HandshakeTimeout => "no hello arrived in time",
-                                _ => "nothing heard from you for too long",
-                            };
-                            return Ending::bye(late, message);
-                        }
-                        if next_ping <= now {
-                            let _ = self.peer.send_raw(Message::Ping(Bytes::new()));
-                            // After a late wake-up the next ping is a whole interval away, as
-                            // `MissedTickBehavior::Delay` had it.
-                            next_ping = now + ping_every;
-                        }
-                        timer.as_mut().reset(at.min(next_ping));
-                        rare.open(TIMER);
-                        continue;
-                    }
-                    event = std::future::poll_fn(|cx| {
-                        // A frame the socket has just announced is read before what is queued
-                        // is written: its answer then goes out in the same write (a rematch
-                        // asked while the other player's offer waits to be written, say). Only
-                        // then: after a frame, what is queued is written first, so a peer that
-                        // keeps sending cannot hold back what is queued for it.
-                        //
-                        // Nothing is read while a frame of ours is half-written: a read may
-                        // have tungstenite write a pong, which must not land inside it.
-                        if self.reads.woken()
-                            && self.outbound.lets_tungstenite_write()
-                            && let Poll::Ready(frame) = poll_frame(&mut self.reads, ws, cx)
-                        {
-                            return Poll::Ready(SocketEvent::Inbound(frame));
-                        }
-                        if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
-                            return Poll::Ready(SocketEvent::WriteFailed(e));
-                        }
-                        if !self.outbound.lets_tungstenite_write() {
-                            return Poll::Pending;
-                        }
-                        poll_frame(&mut self.reads, ws, cx).map(SocketEvent::Inbound)
-                    }) => event,
-                };
-                let _entered = span.enter();
-                self.take_event(event, ws.get_mut(), &mut last_heard)
-            };
+            // Every wake-up until the handler must wait, or the connection end, is one
+            // poll of this: the turns are taken by plain calls on the connection's state,
+            // not by futures made afresh for each (a `select!` of them was its own cache
+            // line written on every wake-up, with a thousand connections a miss each).
+            let taken = std::future::poll_fn(|cx| self.poll_turns(ws, &mut clock, span, cx)).await;
             let (waiting, id) = match taken {
                 Taken::Next => continue,
                 Taken::End(ending) => return ending,
@@ -606,6 +584,74 @@ impl Connection {
             };
             if let Some(bye) = bye {
                 return Ending::said(bye);
+            }
+        }
+    }
+
+    /// Takes the connection's turns (a kick, a deadline or a ping; a frame read; what is
+    /// queued written) until the handler must wait on something or the connection is to
+    /// end (never [`Taken::Next`]); pending when there is nothing to do.
+    fn poll_turns<S>(
+        &mut self,
+        ws: &mut WebSocketStream<Inbound<S>>,
+        clock: &mut Clock,
+        span: &tracing::Span,
+        cx: &mut Context<'_>,
+    ) -> Poll<Taken>
+    where
+        S: AsyncRead + AsyncWrite + Unpin,
+    {
+        loop {
+            // The kick and the timer are polled only when they woke the task (module
+            // `gate`): nearly every wake-up is the socket's or the outbound queue's. In a
+            // fixed order, as none of the three can keep the others waiting.
+            clock.rare.enter(cx);
+            if clock
+                .rare
+                .poll(KICK, |cx| clock.kicked.as_mut().poll(cx))
+                .is_ready()
+            {
+                let _entered = span.enter();
+                return Poll::Ready(Taken::End(self.kicked()));
+            }
+            if clock
+                .rare
+                .poll(TIMER, |cx| clock.timer.as_mut().poll(cx))
+                .is_ready()
+            {
+                let _entered = span.enter();
+                if let Some(ending) = clock.tick(self) {
+                    return Poll::Ready(Taken::End(ending));
+                }
+                continue;
+            }
+            // A frame the socket has just announced is read before what is queued is
+            // written: its answer then goes out in the same write (a rematch asked while
+            // the other player's offer waits to be written, say). Only then: after a
+            // frame, what is queued is written first, so a peer that keeps sending cannot
+            // hold back what is queued for it.
+            //
+            // Nothing is read while a frame of ours is half-written: a read may have
+            // tungstenite write a pong, which must not land inside it.
+            let event = if self.reads.woken()
+                && self.outbound.lets_tungstenite_write()
+                && let Poll::Ready(frame) = poll_frame(&mut self.reads, ws, cx)
+            {
+                SocketEvent::Inbound(frame)
+            } else if let Poll::Ready(e) = self.outbound.poll_write(ws, cx) {
+                SocketEvent::WriteFailed(e)
+            } else if !self.outbound.lets_tungstenite_write() {
+                return Poll::Pending;
+            } else {
+                match poll_frame(&mut self.reads, ws, cx) {
+                    Poll::Ready(frame) => SocketEvent::Inbound(frame),
+                    Poll::Pending => return Poll::Pending,
+                }
+            };
+            let _entered = span.enter();
+            match self.take_event(event, ws.get_mut(), &mut clock.last_heard) {
+                Taken::Next => continue,
+                taken => return Poll::Ready(taken),
             }
         }
     }
