@@ -20,7 +20,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -154,19 +154,22 @@ fn close_frame(code: CloseCode, reason: &str) -> CloseFrame {
     }
 }
 
-/// Serves one upgraded socket from `addr` until it closes, logging in `span`; `read` holds
-/// bytes the HTTP layer read past the upgrade request (the start of the first frame, if the
-/// client did not wait for our answer). A refused `admission` is told why and the
-/// connection closed.
-pub(crate) async fn serve<S>(
+/// Sets up the connection of one upgraded socket from `addr`, logging in `span`; `read`
+/// holds bytes the HTTP layer read past the upgrade request (the start of the first
+/// frame, if the client did not wait for our answer), and `open` counts the connection
+/// until it closes. The future returned serves it until it closes: a task of its own for
+/// an admitted one; a refused `admission` is told why and the connection closed.
+pub(crate) async fn start<S>(
     socket: S,
     read: Vec<u8>,
     addr: SocketAddr,
     state: Arc<ServerState>,
     admission: Admission,
     span: tracing::Span,
-) where
-    S: AsyncRead + AsyncWrite + Unpin,
+    open: metrics::Open,
+) -> ConnectionTask<S>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let config = &state.config;
     let ws_config = WebSocketConfig::default()
@@ -184,44 +187,198 @@ pub(crate) async fn serve<S>(
     // Plain text frames are read by the socket's own buffer, the rest by tungstenite
     // through it (module `frame_in`); the bytes read past the upgrade start that buffer.
     let socket = Inbound::new(socket, read, config.max_message_size);
-    let mut ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
-    let _open = metrics::websocket_opened();
+    let ws = WebSocketStream::from_raw_socket(socket, Role::Server, Some(ws_config)).await;
     let (outbound, queue) = outbox::channel(config.outbound_queue);
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
-    let mut conn = Connection {
+    let clock = Clock::new(config, kick.clone());
+    let conn = Connection {
+        reads: Gate::new(),
+        outbound: Outbound {
+            unflushed: false,
+            unwritten: frame_out::Unwritten::default(),
+            held: None,
+            queue,
+        },
         handler: Handler::new(state.clone(), addr.ip(), peer.clone(), kick.clone()),
         peer,
         kick,
         state: state.clone(),
-        outbound: Outbound {
-            queue,
-            unflushed: false,
-            unwritten: frame_out::Unwritten::default(),
-            held: None,
-        },
-        reads: Gate::new(),
     };
-    let ending = match &admission {
-        Admission::Admitted { .. } => {
-            span.in_scope(|| tracing::info!("connection opened"));
-            conn.read_loop(&mut ws, &span).await
-        }
-        Admission::Refused(turnaway) => {
-            span.in_scope(|| tracing::info!(%turnaway, "connection refused"));
-            conn.error(turnaway.code(), turnaway.to_string());
-            Ending::bye(turnaway.reason(), turnaway.to_string())
-        }
+    let refused = match &admission {
+        Admission::Admitted { .. } => None,
+        Admission::Refused(turnaway) => Some(*turnaway),
     };
-    span.in_scope(|| tracing::info!(reason = %ending.label(), "connection closed"));
-    async {
-        conn.handler.release_session().await;
-        close(ending, ws, conn.outbound).await;
+    let live = Live {
+        clock,
+        conn,
+        ws,
+        span,
+        admission,
+        websocket: metrics::websocket_opened(),
+        open,
+    };
+    match refused {
+        None => {
+            live.span.in_scope(|| tracing::info!("connection opened"));
+            ConnectionTask {
+                aside: None,
+                live: Some(live),
+            }
+        }
+        Some(turnaway) => {
+            live.span
+                .in_scope(|| tracing::info!(%turnaway, "connection refused"));
+            live.conn.error(turnaway.code(), turnaway.to_string());
+            let ending = Ending::bye(turnaway.reason(), turnaway.to_string());
+            ConnectionTask {
+                aside: Some(Aside::Closing(Box::pin(live.close(ending)))),
+                live: None,
+            }
+        }
     }
-    .instrument(span)
-    .await;
-    // The connection slots stay taken until the socket is really closed.
-    drop(admission);
+}
+
+/// One connection's task: its state while it serves, and what it waits on aside (the
+/// handler's answer to `hello`, `history` or `game`; the close).
+///
+/// A future written by hand rather than an `async fn`: with a thousand connections, every
+/// wake-up finds the task's memory gone cold since the connection's last turn, and each
+/// layer of nested `async` state polled on the way in (the task's block, `serve`, its
+/// loop, the loop's `poll_fn`) was a cache line of its own. Here a wake-up goes straight
+/// to [`Connection::poll_turns`] on the connection's state, laid out with what every
+/// wake-up touches first.
+pub(crate) struct ConnectionTask<S> {
+    /// What the connection waits on instead of serving.
+    aside: Option<Aside<S>>,
+    /// The connection, while it serves (not while it waits aside).
+    live: Option<Live<S>>,
+}
+
+/// A future of the task's, boxed: polled only while the connection waits aside.
+type Boxed<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// What a connection waits on instead of taking turns.
+enum Aside<S> {
+    /// The handler's wait, what is queued still written meanwhile; gives the connection
+    /// back, with its end if the wait ends it.
+    Waiting(Boxed<(Live<S>, Option<Ending>)>),
+    /// The close.
+    Closing(Boxed<()>),
+}
+
+/// A serving connection's whole state: what every wake-up touches first (`repr(C)`
+/// keeps the order).
+#[repr(C)]
+struct Live<S> {
+    clock: Clock,
+    conn: Connection,
+    ws: WebSocketStream<Inbound<S>>,
+    span: tracing::Span,
+    /// The connection slots, taken until the socket is really closed.
+    admission: Admission,
+    websocket: metrics::Open,
+    open: metrics::Open,
+}
+
+impl<S> Future for ConnectionTask<S>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        loop {
+            match &mut this.aside {
+                Some(Aside::Closing(closing)) => return closing.as_mut().poll(cx),
+                Some(Aside::Waiting(waiting)) => {
+                    let (live, ending) = ready!(waiting.as_mut().poll(cx));
+                    this.aside = match ending {
+                        None => {
+                            this.live = Some(live);
+                            None
+                        }
+                        Some(ending) => Some(Aside::Closing(Box::pin(live.close(ending)))),
+                    };
+                    continue;
+                }
+                None => {}
+            }
+            let Some(live) = this.live.as_mut() else {
+                // Closed: polled no more.
+                return Poll::Ready(());
+            };
+            let taken = ready!(live.poll_turns(cx));
+            let Some(live) = this.live.take() else {
+                return Poll::Ready(());
+            };
+            this.aside = match taken {
+                Taken::Next => {
+                    this.live = Some(live);
+                    None
+                }
+                Taken::End(ending) => Some(Aside::Closing(Box::pin(live.close(ending)))),
+                Taken::Wait(waiting, id) => Some(Aside::Waiting(Box::pin(live.wait(waiting, id)))),
+            };
+        }
+    }
+}
+
+impl<S> Live<S>
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    /// [`Connection::poll_turns`] on this connection.
+    fn poll_turns(&mut self, cx: &mut Context<'_>) -> Poll<Taken> {
+        self.conn
+            .poll_turns(&mut self.ws, &mut self.clock, &self.span, cx)
+    }
+
+    /// Waits on the handler for this request; what is queued for the peer still goes out
+    /// meanwhile. Gives the connection back, with its end if the wait ends it.
+    async fn wait(mut self, waiting: Waiting, id: Option<RequestId>) -> (Self, Option<Ending>) {
+        let ending = {
+            let span = &self.span;
+            let outbound = &mut self.conn.outbound;
+            let ws = &mut self.ws;
+            tokio::select! {
+                biased;
+                bye = self.conn.handler.dispatch_waiting(waiting, id).instrument(span.clone()) => {
+                    bye.map(Ending::said)
+                }
+                e = std::future::poll_fn(|cx| outbound.poll_write(ws, cx)) => {
+                    span.in_scope(|| tracing::debug!(error = %e, "write failed"));
+                    Some(Ending::Gone)
+                }
+            }
+        };
+        (self, ending)
+    }
+
+    /// Closes the connection as `ending` requires, then gives its slots back.
+    async fn close(self, ending: Ending) {
+        let Live {
+            conn,
+            ws,
+            span,
+            admission,
+            websocket,
+            open,
+            ..
+        } = self;
+        span.in_scope(|| tracing::info!(reason = %ending.label(), "connection closed"));
+        async {
+            conn.handler.release_session().await;
+            close(ending, ws, conn.outbound).await;
+        }
+        .instrument(span)
+        .await;
+        // The connection slots stay taken until the socket is really closed.
+        drop(admission);
+        drop(websocket);
+        drop(open);
+    }
 }
 
 /// Says goodbye as `ending` requires, after what is still queued, and waits (boundedly)
@@ -311,9 +468,10 @@ where
     .await;
 }
 
-/// The connection's outbound queue, as the socket loop drains it.
+/// The connection's outbound queue, as the socket loop drains it. In the order every
+/// write reads it (`repr(C)`).
+#[repr(C)]
 struct Outbound {
-    queue: outbox::Receiver,
     /// tungstenite holds bytes not yet written: a frame handed to it, or the pong it owes
     /// after reading a ping. Written before anything of ours.
     unflushed: bool,
@@ -324,6 +482,7 @@ struct Outbound {
     /// A message only tungstenite may write (a close frame), taken from the queue behind
     /// frames still unwritten.
     held: Option<Message>,
+    queue: outbox::Receiver,
 }
 
 impl Outbound {
@@ -473,18 +632,39 @@ enum Taken {
 /// (whichever of the two comes first): one timer polled on every wake-up rather than two.
 /// The timer and the kick's future are boxed: polled only when they woke the task, they
 /// would otherwise sit between the fields every wake-up reads.
+#[repr(C)]
 struct Clock {
+    /// The timer's and the kick's gates: read on every wake-up.
+    rare: Gates<2>,
+    last_heard: Instant,
     idle_timeout: Duration,
     ping_every: Duration,
     handshake_deadline: Instant,
-    last_heard: Instant,
     next_ping: Instant,
     timer: Pin<Box<tokio::time::Sleep>>,
-    kicked: Pin<Box<dyn Future<Output = ()> + Send>>,
-    rare: Gates<2>,
+    kicked: Boxed<()>,
 }
 
 impl Clock {
+    /// The deadlines as `config` sets them, from now; `kick` the connection's switch.
+    fn new(config: &crate::config::Config, kick: Arc<Kick>) -> Clock {
+        let now = Instant::now();
+        let mut clock = Clock {
+            rare: Gates::new(),
+            last_heard: now,
+            idle_timeout: config.idle_timeout,
+            ping_every: config.ping_interval,
+            handshake_deadline: now + config.handshake_timeout,
+            next_ping: now + config.ping_interval,
+            timer: Box::pin(tokio::time::sleep_until(now)),
+            kicked: Box::pin(async move { kick.kicked().await }),
+        };
+        // Armed at the first deadline (or ping); see above.
+        let (first, _) = clock.deadline(false);
+        clock.timer.as_mut().reset(first.min(clock.next_ping));
+        clock
+    }
+
     /// The connection's deadline, and the reason it gives when passed.
     fn deadline(&self, has_session: bool) -> (Instant, ByeReason) {
         let idle_deadline = self.last_heard + self.idle_timeout;
@@ -519,9 +699,14 @@ impl Clock {
     }
 }
 
-/// One connection: frames in, the outbound queue out, deadlines, pings, kicks.
+/// One connection: frames in, the outbound queue out, deadlines, pings, kicks. What every
+/// wake-up reads comes first (`repr(C)` keeps the order; see [`ConnectionTask`]).
+#[repr(C)]
 struct Connection {
-    state: Arc<ServerState>,
+    /// The gate the socket's frames are read through ([`poll_frame`]).
+    reads: Gate,
+    /// What rooms and the handler queued for the socket.
+    outbound: Outbound,
     /// What the frames mean.
     handler: Handler,
     /// The outbound queue, for pings and the transport's own errors.
@@ -529,65 +714,10 @@ struct Connection {
     /// Set when the connection must close (too slow, replaced by a resume, or the server
     /// saying goodbye).
     kick: Arc<Kick>,
-    /// What rooms and the handler queued for the socket.
-    outbound: Outbound,
-    /// The gate the socket's frames are read through ([`poll_frame`]).
-    reads: Gate,
+    state: Arc<ServerState>,
 }
 
 impl Connection {
-    /// Serves the connection until it is to close, entering `span` where it can log.
-    async fn read_loop<S>(
-        &mut self,
-        ws: &mut WebSocketStream<Inbound<S>>,
-        span: &tracing::Span,
-    ) -> Ending
-    where
-        S: AsyncRead + AsyncWrite + Unpin,
-    {
-        let config = &self.state.config;
-        let now = Instant::now();
-        let kick = self.kick.clone();
-        let mut clock = Clock {
-            idle_timeout: config.idle_timeout,
-            ping_every: config.ping_interval,
-            handshake_deadline: now + config.handshake_timeout,
-            last_heard: now,
-            next_ping: now + config.ping_interval,
-            // Armed at the first deadline; see `Clock`.
-            timer: Box::pin(tokio::time::sleep_until(now)),
-            kicked: Box::pin(async move { kick.kicked().await }),
-            rare: Gates::new(),
-        };
-        let (first, _) = clock.deadline(false);
-        clock.timer.as_mut().reset(first.min(clock.next_ping));
-        loop {
-            // Every wake-up until the handler must wait, or the connection end, is one
-            // poll of this: the turns are taken by plain calls on the connection's state,
-            // not by futures made afresh for each (a `select!` of them was its own cache
-            // line written on every wake-up, with a thousand connections a miss each).
-            let taken = std::future::poll_fn(|cx| self.poll_turns(ws, &mut clock, span, cx)).await;
-            let (waiting, id) = match taken {
-                Taken::Next => continue,
-                Taken::End(ending) => return ending,
-                Taken::Wait(waiting, id) => (waiting, id),
-            };
-            // While the handler waits, what is queued for the peer still goes out.
-            let outbound = &mut self.outbound;
-            let bye = tokio::select! {
-                biased;
-                bye = self.handler.dispatch_waiting(waiting, id).instrument(span.clone()) => bye,
-                e = std::future::poll_fn(|cx| outbound.poll_write(ws, cx)) => {
-                    span.in_scope(|| tracing::debug!(error = %e, "write failed"));
-                    return Ending::Gone;
-                }
-            };
-            if let Some(bye) = bye {
-                return Ending::said(bye);
-            }
-        }
-    }
-
     /// Takes the connection's turns (a kick, a deadline or a ping; a frame read; what is
     /// queued written) until the handler must wait on something or the connection is to
     /// end (never [`Taken::Next`]); pending when there is nothing to do.

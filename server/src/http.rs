@@ -179,14 +179,11 @@ async fn websocket<S>(
     let admitted = matches!(admission, Admission::Admitted { .. });
     let tracker = state.tracker.clone();
     let span = tracing::Span::current();
-    let serve = async move {
-        connection::serve(socket, read, addr, state, admission, span).await;
-        drop(open);
-    };
+    let connection = connection::start(socket, read, addr, state, admission, span, open).await;
     if admitted {
-        tracker.spawn(serve);
+        tracker.spawn(connection);
     } else {
-        serve.await;
+        connection.await;
     }
 }
 
