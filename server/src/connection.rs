@@ -193,6 +193,7 @@ where
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
     let clock = Clock::new(config, kick.clone());
     let conn = Connection {
+        rare: Gates::new(),
         reads: Gate::new(),
         outbound: Outbound {
             unflushed: false,
@@ -271,8 +272,8 @@ enum Aside<S> {
 /// keeps the order).
 #[repr(C)]
 struct Live<S> {
-    clock: Clock,
     conn: Connection,
+    clock: Clock,
     ws: WebSocketStream<Inbound<S>>,
     span: tracing::Span,
     /// The connection slots, taken until the socket is really closed.
@@ -392,7 +393,7 @@ where
     // What was begun on the socket is finished before tungstenite writes again.
     let _ = tokio::time::timeout(FAREWELL_TIME, async {
         std::future::poll_fn(|cx| outbound.unwritten.poll_flush(ws.get_mut(), cx)).await?;
-        if let Some(message) = outbound.held.take() {
+        if let Some(message) = outbound.held.take().map(|m| *m) {
             ws.feed(message).await.map_err(std::io::Error::other)?;
         }
         std::io::Result::Ok(())
@@ -472,17 +473,17 @@ where
 /// write reads it (`repr(C)`).
 #[repr(C)]
 struct Outbound {
-    /// tungstenite holds bytes not yet written: a frame handed to it, or the pong it owes
-    /// after reading a ping. Written before anything of ours.
-    unflushed: bool,
     /// Frames written here, straight from the queued messages' bytes (module
     /// `frame_out`), that the socket has not all taken: written before anything else, and
     /// tungstenite is not read (its reads may write a pong) until they are.
     unwritten: frame_out::Unwritten,
-    /// A message only tungstenite may write (a close frame), taken from the queue behind
-    /// frames still unwritten.
-    held: Option<Message>,
     queue: outbox::Receiver,
+    /// A message only tungstenite may write (a close frame), taken from the queue behind
+    /// frames still unwritten; boxed, as it rarely is.
+    held: Option<Box<Message>>,
+    /// tungstenite holds bytes not yet written: a frame handed to it, or the pong it owes
+    /// after reading a ping. Written before anything of ours.
+    unflushed: bool,
 }
 
 impl Outbound {
@@ -530,12 +531,12 @@ impl Outbound {
                 // kicks it.
                 Poll::Pending => return Poll::Pending,
             }
-            if let Some(message) = self.held.take() {
+            if let Some(message) = self.held.take().map(|m| *m) {
                 match ws.poll_ready_unpin(cx) {
                     Poll::Ready(Ok(())) => {}
                     Poll::Ready(Err(e)) => return Poll::Ready(e),
                     Poll::Pending => {
-                        self.held = Some(message);
+                        self.held = Some(Box::new(message));
                         return Poll::Pending;
                     }
                 }
@@ -565,7 +566,7 @@ impl Outbound {
                         count += 1;
                     }
                     Err(other) => {
-                        self.held = Some(other);
+                        self.held = Some(Box::new(other));
                         break;
                     }
                 }
@@ -634,8 +635,6 @@ enum Taken {
 /// would otherwise sit between the fields every wake-up reads.
 #[repr(C)]
 struct Clock {
-    /// The timer's and the kick's gates: read on every wake-up.
-    rare: Gates<2>,
     last_heard: Instant,
     idle_timeout: Duration,
     ping_every: Duration,
@@ -650,7 +649,6 @@ impl Clock {
     fn new(config: &crate::config::Config, kick: Arc<Kick>) -> Clock {
         let now = Instant::now();
         let mut clock = Clock {
-            rare: Gates::new(),
             last_heard: now,
             idle_timeout: config.idle_timeout,
             ping_every: config.ping_interval,
@@ -694,7 +692,6 @@ impl Clock {
             self.next_ping = now + self.ping_every;
         }
         self.timer.as_mut().reset(at.min(self.next_ping));
-        self.rare.open(TIMER);
         None
     }
 }
@@ -703,6 +700,8 @@ impl Clock {
 /// wake-up reads comes first (`repr(C)` keeps the order; see [`ConnectionTask`]).
 #[repr(C)]
 struct Connection {
+    /// The timer's and the kick's gates (see [`Clock`]): read on every wake-up.
+    rare: Gates<2>,
     /// The gate the socket's frames are read through ([`poll_frame`]).
     reads: Gate,
     /// What rooms and the handler queued for the socket.
@@ -735,8 +734,8 @@ impl Connection {
             // The kick and the timer are polled only when they woke the task (module
             // `gate`): nearly every wake-up is the socket's or the outbound queue's. In a
             // fixed order, as none of the three can keep the others waiting.
-            clock.rare.enter(cx);
-            if clock
+            self.rare.enter(cx);
+            if self
                 .rare
                 .poll(KICK, |cx| clock.kicked.as_mut().poll(cx))
                 .is_ready()
@@ -744,7 +743,7 @@ impl Connection {
                 let _entered = span.enter();
                 return Poll::Ready(Taken::End(self.kicked()));
             }
-            if clock
+            if self
                 .rare
                 .poll(TIMER, |cx| clock.timer.as_mut().poll(cx))
                 .is_ready()
@@ -753,6 +752,7 @@ impl Connection {
                 if let Some(ending) = clock.tick(self) {
                     return Poll::Ready(Taken::End(ending));
                 }
+                self.rare.open(TIMER);
                 continue;
             }
             // A frame the socket has just announced is read before what is queued is

@@ -24,13 +24,14 @@ use std::task::{Context, Poll, Wake, Waker};
 
 use futures_util::task::AtomicWaker;
 
-/// See the module documentation.
+/// See the module documentation. What every wake-up reads first (`repr(C)`).
+#[repr(C)]
 pub(crate) struct Gate {
     noted: Arc<Noted>,
-    /// The waker what is behind the gate is polled with: `noted`'s.
-    waker: Waker,
     /// Poll at the next chance, woken or not.
     open: bool,
+    /// The waker what is behind the gate is polled with: `noted`'s.
+    waker: Waker,
 }
 
 /// The gate's waker: notes the wake-up, then wakes the task.
@@ -96,16 +97,19 @@ impl Gate {
 
 /// `N` gates (at most 8) of one task in front of things that rarely wake it; see the
 /// module documentation.
+#[repr(C)]
 pub(crate) struct Gates<const N: usize> {
     noted: Arc<Notes>,
-    /// The waker each gate's contents are polled with: its bit's in `noted`.
-    wakers: [Waker; N],
+    /// The task's waker as last registered in `noted`, while it is known to be there.
+    registered: Option<Waker>,
     /// Wake-ups taken from `noted` and not yet acted on, a bit a gate.
     woken: u8,
     /// Gates to poll at the next chance, woken or not.
     open: u8,
-    /// The task's waker as last registered in `noted`, while it is known to be there.
-    registered: Option<Waker>,
+    /// The waker each gate's contents are polled with: its bit's in `noted`. Boxed, and
+    /// last (`repr(C)`): read only when a gate is polled, it would otherwise sit between
+    /// the fields every wake-up reads.
+    wakers: Box<[Waker; N]>,
 }
 
 /// What the wakers of [`Gates`] note, shared with them.
@@ -140,12 +144,12 @@ impl<const N: usize> Gates<N> {
         const { assert!(N <= 8, "a gate is a bit of a byte") };
         let noted = Arc::new(Notes::default());
         Gates {
-            wakers: std::array::from_fn(|i| {
+            wakers: Box::new(std::array::from_fn(|i| {
                 Waker::from(Arc::new(GateWaker {
                     bit: 1 << i,
                     noted: noted.clone(),
                 }))
-            }),
+            })),
             noted,
             woken: 0,
             open: u8::MAX,
