@@ -154,32 +154,52 @@ where
             if self.owed > 0 || self.fragmented || self.handed_over {
                 return Poll::Ready(Ok(Next::Tungstenite));
             }
-            match self.header() {
-                Parsed::Frame(header, header_len, len) => {
-                    if !self.plain(&header, header_len, len) {
-                        self.assign(&header, header_len, len);
-                        return Poll::Ready(Ok(Next::Tungstenite));
-                    }
-                    // `plain` bounds it by the buffer's length.
-                    let from = self.start + header_len;
-                    let to = from + len as usize;
-                    if to <= self.end {
-                        if let Some(mask) = header.mask {
-                            unmask(&mut self.buf[from..to], mask);
-                        }
-                        self.text = Some((from, to));
-                        return Poll::Ready(Ok(Next::Text));
-                    }
+            let Some((header, header_len, len)) = ready!(self.poll_header(cx))? else {
+                return Poll::Ready(Ok(Next::Tungstenite));
+            };
+            if !self.plain(&header, header_len, len) {
+                self.assign(&header, header_len, len);
+                return Poll::Ready(Ok(Next::Tungstenite));
+            }
+            // `plain` bounds it by the buffer's length.
+            let from = self.start + header_len;
+            let to = from + len as usize;
+            if to <= self.end {
+                if let Some(mask) = header.mask {
+                    unmask(&mut self.buf[from..to], mask);
                 }
-                Parsed::Incomplete => {}
-                Parsed::Invalid => {
-                    self.handed_over = true;
-                    return Poll::Ready(Ok(Next::Tungstenite));
-                }
+                self.text = Some((from, to));
+                return Poll::Ready(Ok(Next::Text));
             }
             if ready!(self.poll_fill(cx))? == 0 {
-                // The peer is gone, perhaps mid-frame: tungstenite says how.
+                // The peer is gone mid-frame: tungstenite says how.
                 self.handed_over = true;
+            }
+        }
+    }
+
+    /// The header of the frame at the buffer's start, read from the socket as far as it
+    /// takes; `None` once the stream is handed to tungstenite because the header is one
+    /// it rejects or the stream ended (tungstenite then reads it, and says why).
+    fn poll_header(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<std::io::Result<Option<(FrameHeader, usize, u64)>>> {
+        loop {
+            match self.header() {
+                Parsed::Frame(header, header_len, len) => {
+                    return Poll::Ready(Ok(Some((header, header_len, len))));
+                }
+                Parsed::Invalid => {
+                    self.handed_over = true;
+                    return Poll::Ready(Ok(None));
+                }
+                Parsed::Incomplete => {
+                    if ready!(self.poll_fill(cx))? == 0 {
+                        self.handed_over = true;
+                        return Poll::Ready(Ok(None));
+                    }
+                }
             }
         }
     }
@@ -273,16 +293,11 @@ where
         }
         // tungstenite asks for a frame not yet assigned: the next of a fragmented message
         // (or whatever comes instead), which is its too.
-        while this.owed == 0 && !this.handed_over {
-            match this.header() {
-                Parsed::Frame(header, header_len, len) => this.assign(&header, header_len, len),
-                Parsed::Invalid => this.handed_over = true,
-                Parsed::Incomplete => {
-                    if ready!(this.poll_fill(cx))? == 0 {
-                        this.handed_over = true;
-                    }
-                }
-            }
+        if this.owed == 0
+            && !this.handed_over
+            && let Some((header, header_len, len)) = ready!(this.poll_header(cx))?
+        {
+            this.assign(&header, header_len, len);
         }
         if this.start == this.end && ready!(this.poll_fill(cx))? == 0 {
             // The end of the stream.

@@ -160,7 +160,7 @@ async fn serve_http<IO>(
     }
 }
 
-/// Serves the upgraded `socket` (`connection::serve`), in the connection's span. An admitted
+/// Serves the upgraded `socket` (`connection::start`), in the connection's span. An admitted
 /// one is a task of its own, which this task's end leaves behind: its future is then the
 /// WebSocket's state alone, where it was nested in this task's (its span, the TLS choice,
 /// the boxed HTTP phase), and with a thousand connections each layer polled on the way
