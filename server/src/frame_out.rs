@@ -8,7 +8,7 @@
 //! are a header of two to ten bytes and the payload as it is: this module writes the
 //! headers and the shared payloads with one write, and keeps whatever part of a batch
 //! the socket did not take until it does. A short batch (a move's frame, a game's end)
-//! is copied into one buffer on the stack and written plainly: the kernel's vectored
+//! is copied into one buffer the runtime thread keeps and written plainly: the kernel's vectored
 //! write costs about 250 ns more a call than `send` with one buffer on this machine's
 //! loopback, side by side (3–4% of a send and its receipt). A long one is written as a
 //! vectored write of the headers and the payloads in place.
@@ -30,9 +30,17 @@ use tokio_tungstenite::tungstenite::{Bytes, Message};
 pub(crate) const BATCH: usize = 8;
 
 /// The most bytes of frames copied into one buffer for a plain write; longer batches
-/// are written as they are with a vectored write. A tic-tac-toe move's frame is about
-/// 150 bytes, a game's end two or three frames.
-const GATHERED: usize = 512;
+/// are written in place with a vectored write. A tic-tac-toe move's frame is about 150
+/// bytes, a game's end or a rematch two or three frames with a snapshot of the room, and
+/// a gomoku room's snapshot a few KiB.
+const GATHERED: usize = 16 * 1024;
+
+thread_local! {
+    /// The buffer short batches are copied into, one a runtime thread: every connection
+    /// the thread serves writes through the same warm bytes, and none keeps a buffer of
+    /// its own between writes.
+    static GATHER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// A frame's header as a server writes it: final, unmasked.
 #[derive(Clone, Copy)]
@@ -118,17 +126,16 @@ impl Unwritten {
             .map(|(header, payload)| header.as_bytes().len() + payload.len())
             .sum();
         let poll = if total <= GATHERED {
-            // A move's frames, copied into one buffer: the kernel takes one plain buffer
-            // for less than the header and payload as two pieces of a vectored write.
-            let mut gathered = [0u8; GATHERED];
-            let mut at = 0;
-            for (header, payload) in now {
-                for part in [header.as_bytes(), &payload[..]] {
-                    gathered[at..at + part.len()].copy_from_slice(part);
-                    at += part.len();
+            // The frames copied into one buffer: the kernel takes one plain buffer for
+            // less than the headers and payloads as pieces of a vectored write.
+            GATHER.with_borrow_mut(|gathered| {
+                gathered.clear();
+                for (header, payload) in now {
+                    gathered.extend_from_slice(header.as_bytes());
+                    gathered.extend_from_slice(payload);
                 }
-            }
-            poll_once(socket, cx, &gathered[..at])
+                poll_once(socket, cx, gathered)
+            })
         } else {
             let mut slices = [IoSlice::new(&[]); 2 * BATCH];
             for ((header, payload), pair) in now.iter().zip(slices.chunks_mut(2)) {
