@@ -414,7 +414,7 @@ impl Handler {
     }
 
     /// Hands a request to its room and keeps the session's list of rooms up to date.
-    fn room_request(&mut self, room: RoomId, id: Option<RequestId>, mut request: Request) {
+    fn room_request(&mut self, room: RoomId, id: Option<RequestId>, request: Request) {
         let state = &self.state;
         // Invite codes are read out and typed: accept them in any case, with stray spaces.
         // (Clients echo the id they were sent, which needs no change and no copy.)
@@ -430,35 +430,37 @@ impl Handler {
             Request::Leave => Some(false),
             _ => None,
         };
-        // The room this connection spoke to last is asked without the lobby: a move then
-        // neither takes the lobby's lock nor reads its map, which with many rooms open
-        // was a cache miss on every move. If that room has closed since, the id may name
-        // a new room: the lobby says.
-        let mut cached = match &self.last_room {
-            Some((last, handle)) if *last == room => Some(handle.clone()),
-            _ => None,
-        };
         let member = self
             .member
             .as_ref()
             .expect("room requests come only after hello, which sets the member");
         let session = member.session;
-        let outcome = loop {
-            let from_cache = cached.is_some();
-            let Some(handle) = cached.take().or_else(|| state.lobby.get(&room)) else {
-                state.sessions.exit(session, &room);
-                self.refuse(id, Refusal::unknown_room(&room));
-                return;
-            };
-            match handle.try_request(member, id.clone(), request) {
-                Ok(outcome) => {
-                    if !from_cache {
+        // The room this connection spoke to last is asked without the lobby, through the
+        // handle kept for it (borrowed, not cloned: no count to touch): a move then
+        // neither takes the lobby's lock nor reads its map, which with many rooms open
+        // was a cache miss on every move. If that room has closed since, the id may name
+        // a new room: the lobby says.
+        let cached = match &self.last_room {
+            Some((last, handle)) if *last == room => {
+                handle.try_request(member, id.clone(), request)
+            }
+            _ => Err(request),
+        };
+        let outcome = match cached {
+            Ok(outcome) => outcome,
+            Err(request) => {
+                let Some(handle) = state.lobby.get(&room) else {
+                    state.sessions.exit(session, &room);
+                    self.refuse(id, Refusal::unknown_room(&room));
+                    return;
+                };
+                match handle.try_request(member, id.clone(), request) {
+                    Ok(outcome) => {
                         self.last_room = Some((room.clone(), handle));
+                        outcome
                     }
-                    break outcome;
+                    Err(_) => Err(Refusal::unknown_room(&room)),
                 }
-                Err(back) if from_cache => request = back,
-                Err(_) => break Err(Refusal::unknown_room(&room)),
             }
         };
         match outcome {
