@@ -46,6 +46,10 @@
 //! cp target/release/load /tmp/load-before   # built from the code to compare against
 //! cargo run --release -p inarow-e2e --bin load -- --humans --quick --baseline /tmp/load-before --repeat 3 --syscalls
 //! ```
+//!
+//! `load writes` times one write of a move's frame on loopback as one buffer and as a
+//! vectored write of header and payload, side by side (why the server copies a short
+//! batch into one buffer).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -92,6 +96,7 @@ fn main() -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("serve") => return serve(data.as_deref()),
         Some("relay") => return relay(),
+        Some("writes") => return writes(),
         _ => {}
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -294,6 +299,49 @@ fn relay() -> anyhow::Result<()> {
         }
         Ok(())
     })
+}
+
+/// `load writes`: what one write of a move's frame costs on loopback TCP as one buffer
+/// (`send`, what the server does with a short batch) and as a vectored write of its header
+/// and payload (`writev`), each followed by the peer's read, alternated in blocks so that
+/// the machine's other work falls on both alike. Prints nanoseconds a write and their
+/// ratio (`server/src/frame_out.rs`).
+fn writes() -> anyhow::Result<()> {
+    use std::io::{IoSlice, Read};
+    const ROUNDS: usize = 200;
+    const BLOCK: usize = 500;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let mut reader = std::net::TcpStream::connect(listener.local_addr()?)?;
+    let (mut writer, _) = listener.accept()?;
+    writer.set_nodelay(true)?;
+    // A tic-tac-toe move's frame: a 2-byte header and a 144-byte text payload.
+    let header = [0x81u8, 144];
+    let payload = [b'x'; 144];
+    let whole: Vec<u8> = header.iter().chain(&payload).copied().collect();
+    let mut sink = [0u8; 4096];
+    let mut elapsed = [Duration::ZERO; 2];
+    for _ in 0..ROUNDS {
+        for (vectored, total) in elapsed.iter_mut().enumerate() {
+            let start = std::time::Instant::now();
+            for _ in 0..BLOCK {
+                let written = if vectored == 1 {
+                    writer.write_vectored(&[IoSlice::new(&header), IoSlice::new(&payload)])?
+                } else {
+                    writer.write(&whole)?
+                };
+                anyhow::ensure!(written == whole.len(), "a short write on loopback");
+                reader.read_exact(&mut sink[..written])?;
+            }
+            *total += start.elapsed();
+        }
+    }
+    let per = |total: Duration| total.as_nanos() as f64 / (ROUNDS * BLOCK) as f64;
+    let (plain, vectored) = (per(elapsed[0]), per(elapsed[1]));
+    println!(
+        "a 146-byte frame and its read on loopback: send {plain:.0} ns, writev of header and payload {vectored:.0} ns, ratio {:.3}",
+        vectored / plain
+    );
+    Ok(())
 }
 
 /// Runs a child's `serve` on a runtime of `threads` workers, on a loopback listener whose
