@@ -221,22 +221,15 @@ impl Unwritten {
     }
 }
 
-/// One plain write of `bytes`: the bytes the socket took. A socket that takes none of a
-/// write that has some has failed.
+/// One plain write of `bytes`: the bytes the socket took.
 fn poll_once<S>(socket: &mut S, cx: &mut Context<'_>, bytes: &[u8]) -> Poll<std::io::Result<usize>>
 where
     S: AsyncWrite + Unpin,
 {
-    match Pin::new(socket).poll_write(cx, bytes) {
-        Poll::Ready(Ok(0)) if !bytes.is_empty() => {
-            Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()))
-        }
-        other => other,
-    }
+    took(Pin::new(socket).poll_write(cx, bytes), !bytes.is_empty())
 }
 
-/// One vectored write: the bytes the socket took. A socket that takes none of a write
-/// that has some has failed.
+/// One vectored write: the bytes the socket took.
 fn poll_vectored<S>(
     socket: &mut S,
     cx: &mut Context<'_>,
@@ -245,10 +238,15 @@ fn poll_vectored<S>(
 where
     S: AsyncWrite + Unpin,
 {
-    match Pin::new(socket).poll_write_vectored(cx, slices) {
-        Poll::Ready(Ok(0)) if slices.iter().any(|s| !s.is_empty()) => {
-            Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()))
-        }
+    let wanted = slices.iter().any(|s| !s.is_empty());
+    took(Pin::new(socket).poll_write_vectored(cx, slices), wanted)
+}
+
+/// A write's answer, where a socket that takes none of a write that has some (`wanted`)
+/// has failed.
+fn took(poll: Poll<std::io::Result<usize>>, wanted: bool) -> Poll<std::io::Result<usize>> {
+    match poll {
+        Poll::Ready(Ok(0)) if wanted => Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
         other => other,
     }
 }
