@@ -71,6 +71,7 @@ use rand::seq::IndexedRandom;
 use tokio::net::TcpStream;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -78,6 +79,21 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 /// The allocator of the `inarow-server` binary, so the server child measures as it runs.
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// The clients' WebSocket read buffer unless `--client-read-buffer BYTES` says otherwise:
+/// a move's frame is some 150 bytes and a 15×15 snapshot a few KiB (a longer frame takes
+/// more reads, not a larger buffer).
+const CLIENT_READ_BUFFER: usize = 4 * 1024;
+
+/// The clients' read buffer for this run, set once from the command line.
+static CLIENT_READ_BUFFER_SET: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+fn client_read_buffer() -> usize {
+    CLIENT_READ_BUFFER_SET
+        .get()
+        .copied()
+        .unwrap_or(CLIENT_READ_BUFFER)
+}
 
 /// The AI budget the server runs with, as `--ai-move-ms` would set it.
 const AI_MOVE_MS: u64 = 1_000;
@@ -112,6 +128,15 @@ fn main() -> anyhow::Result<()> {
             .transpose()
     };
     let baseline = value_of("--baseline")?;
+    if let Some(bytes) = value_of("--client-read-buffer")? {
+        let bytes: usize = bytes.parse().context("--client-read-buffer BYTES")?;
+        if bytes == 0 {
+            return Err(anyhow!("--client-read-buffer must be at least one byte"));
+        }
+        CLIENT_READ_BUFFER_SET
+            .set(bytes)
+            .map_err(|_| anyhow!("--client-read-buffer given twice"))?;
+    }
     let repeat: usize = value_of("--repeat")?.map_or(Ok(1), |n| n.parse())?;
     let rows = args
         .iter()
@@ -487,6 +512,14 @@ struct Cpu {
 }
 
 impl Cpu {
+    /// The same reader for this process: the load clients, who share the server's cores.
+    fn this_process(self) -> Cpu {
+        Cpu {
+            pid: std::process::id(),
+            ticks: self.ticks,
+        }
+    }
+
     /// Context switches of all the process's threads so far (voluntary ones are mostly a
     /// thread going to sleep for want of work, and waking costs as much again).
     fn switches(self) -> u64 {
@@ -685,7 +718,16 @@ struct Player {
 
 impl Player {
     async fn connect(addr: SocketAddr, protocol: u32, seed: u64) -> anyhow::Result<Player> {
-        let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/")).await?;
+        // tungstenite zero-fills its whole read buffer before every read: at its default
+        // of 128 KiB that memset was a fifth of the clients' CPU, and it swept the caches
+        // of the cores the server shares with them.
+        let config = WebSocketConfig::default().read_buffer_size(client_read_buffer());
+        let (ws, _) = tokio_tungstenite::connect_async_with_config(
+            format!("ws://{addr}/"),
+            Some(config),
+            false,
+        )
+        .await?;
         let mut player = Player {
             ws,
             me: None,
@@ -935,6 +977,8 @@ async fn ai_room(addr: SocketAddr, kind: Kind, seed: u64) -> anyhow::Result<Play
 /// What the server used over a measured window.
 struct Window {
     cpu: CpuTime,
+    /// What the load clients (this process) used meanwhile, on the same cores.
+    clients: CpuTime,
     /// Context switches of its threads.
     switches: u64,
     /// System calls, when counted (`--syscalls`).
@@ -1111,9 +1155,12 @@ async fn run_players(
     tokio::time::sleep_until(start).await;
     let counted_before = counts(counting, true).await?;
     let before = cpu.read_split()?;
+    let clients = cpu.this_process();
+    let clients_before = clients.read_split()?;
     let switches_before = cpu.switches();
     tokio::time::sleep_until(end).await;
     let used = cpu.read_split()? - before;
+    let clients_used = clients.read_split()? - clients_before;
     let switches = cpu.switches() - switches_before;
     let counted = match (counted_before, counts(counting, false).await?) {
         (Some(before), Some(after)) => Some(Counted {
@@ -1151,6 +1198,7 @@ async fn run_players(
     }
     let window = Window {
         cpu: used,
+        clients: clients_used,
         switches,
         syscalls,
         counted,
@@ -1240,6 +1288,8 @@ struct Measured {
     cpu_us: f64,
     /// The user-space part of `cpu_us`.
     user_us: f64,
+    /// The load clients' CPU, which competes with the server's for the same cores.
+    clients_us: f64,
     switches: f64,
     syscalls: Option<Syscalls>,
     /// User-space instructions (`--callgrind`).
@@ -1256,9 +1306,9 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
     println!("## human games: one move event per player per move");
     println!();
     println!(
-        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move | LL misses/move | RTT p50 | RTT p99 |"
+        "| server | games | rules | protocol | moves/s | moves/game | bytes/move | frames/move | all bytes/move | CPU µs/move | user µs/move | clients CPU µs/move | switches/move | syscalls/move | sends/move | reads/move | instructions/move | LL misses/move | RTT p50 | RTT p99 |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut results: Vec<Vec<Vec<Measured>>> = plan
         .rows
         .iter()
@@ -1290,6 +1340,8 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 let measured = Measured {
                     cpu_us: cpu.as_secs_f64() * 1e6 / moves,
                     user_us: window.cpu.user.as_secs_f64() * 1e6 / moves,
+                    clients_us: (window.clients.user + window.clients.system).as_secs_f64() * 1e6
+                        / moves,
                     switches: window.switches as f64 / moves,
                     syscalls: window.syscalls.map(|n| n.per(moves)),
                     instructions: window.counted.map(|n| n.instructions as f64 / moves),
@@ -1309,7 +1361,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 let p50 = percentile(&mut total.round_trips, 0.5);
                 let p99 = percentile(&mut total.round_trips, 0.99);
                 println!(
-                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
+                    "| {name} | {} | {:?} | {} | {:.0} | {:.1} | {:.0} | {:.2} | {:.0} | {:.1} | {:.1} | {:.1} | {:.2} | {} | {} | {} | {} | {} | {} | {} |",
                     row.games,
                     row.kind,
                     row.protocol,
@@ -1320,6 +1372,7 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                     total.bytes as f64 / recipients,
                     measured.cpu_us,
                     measured.user_us,
+                    measured.clients_us,
                     measured.switches,
                     count(|n| n.all),
                     count(|n| n.sends),
@@ -1514,8 +1567,8 @@ async fn floor(relay: &Server, phase: Duration, repeat: usize) -> anyhow::Result
         relay::MOVED
     );
     println!();
-    println!("| pairs | run | moves/s | CPU µs/move | user µs/move |");
-    println!("|---|---|---|---|---|");
+    println!("| pairs | run | moves/s | CPU µs/move | user µs/move | clients CPU µs/move |");
+    println!("|---|---|---|---|---|---|");
     let mut key = 0;
     for pairs in [50, 500] {
         for run in 1..=repeat {
@@ -1530,9 +1583,12 @@ async fn floor(relay: &Server, phase: Duration, repeat: usize) -> anyhow::Result
             // Warm up, as the human rows do, then measure a phase.
             tokio::time::sleep(Duration::from_secs(1)).await;
             let cpu = relay.cpu();
+            let clients = cpu.this_process();
             let (before, start) = (cpu.read_split()?, moves.load(Ordering::Relaxed));
+            let clients_before = clients.read_split()?;
             tokio::time::sleep(phase).await;
             let (after, end) = (cpu.read_split()?, moves.load(Ordering::Relaxed));
+            let clients_used = clients.read_split()? - clients_before;
             stop.store(true, Ordering::Relaxed);
             for task in tasks {
                 task.await??;
@@ -1540,10 +1596,11 @@ async fn floor(relay: &Server, phase: Duration, repeat: usize) -> anyhow::Result
             let n = (end - start).max(1) as f64;
             let used = after - before;
             println!(
-                "| {pairs} | {run} | {:.0} | {:.1} | {:.1} |",
+                "| {pairs} | {run} | {:.0} | {:.1} | {:.1} | {:.1} |",
                 n / phase.as_secs_f64(),
                 (used.user + used.system).as_secs_f64() * 1e6 / n,
                 used.user.as_secs_f64() * 1e6 / n,
+                (clients_used.user + clients_used.system).as_secs_f64() * 1e6 / n,
             );
         }
     }
