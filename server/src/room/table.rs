@@ -313,7 +313,14 @@ impl Table {
         let session = who.session;
         // Joining is how one gets into a room; everything else needs to be in it.
         let joining = matches!(request, Request::Join { .. });
-        if !joining && !self.members.contains_key(&session) {
+        // A seated player is always a member (a member leaves only once unseated), and
+        // the seats are on the lines a move reads anyway: the members' map, a hash and
+        // two more lines, is asked only for those without a seat.
+        debug_assert!(
+            self.seat_of(session).is_none() || self.members.contains_key(&session),
+            "a seated session is a member"
+        );
+        if !joining && self.seat_of(session).is_none() && !self.members.contains_key(&session) {
             return Err(Refusal::new(
                 ErrorCode::NotInRoom,
                 format!("you are not in room {}", self.id),
