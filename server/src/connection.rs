@@ -191,10 +191,12 @@ where
     let (outbound, queue) = outbox::channel(config.outbound_queue);
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
-    let clock = Clock::new(config, kick.clone());
+    let now = Instant::now();
+    let clock = Clock::new(config, kick.clone(), now);
     let conn = Connection {
         rare: Gates::new(),
         reads: Gate::new(),
+        last_heard: now,
         outbound: Outbound {
             unflushed: false,
             unwritten: frame_out::Unwritten::default(),
@@ -635,7 +637,6 @@ enum Taken {
 /// would otherwise sit between the fields every wake-up reads.
 #[repr(C)]
 struct Clock {
-    last_heard: Instant,
     idle_timeout: Duration,
     ping_every: Duration,
     handshake_deadline: Instant,
@@ -645,11 +646,10 @@ struct Clock {
 }
 
 impl Clock {
-    /// The deadlines as `config` sets them, from now; `kick` the connection's switch.
-    fn new(config: &crate::config::Config, kick: Arc<Kick>) -> Clock {
-        let now = Instant::now();
+    /// The deadlines as `config` sets them, from `now` (when the connection was last heard
+    /// from: opened); `kick` the connection's switch.
+    fn new(config: &crate::config::Config, kick: Arc<Kick>, now: Instant) -> Clock {
         let mut clock = Clock {
-            last_heard: now,
             idle_timeout: config.idle_timeout,
             ping_every: config.ping_interval,
             handshake_deadline: now + config.handshake_timeout,
@@ -658,14 +658,15 @@ impl Clock {
             kicked: Box::pin(async move { kick.kicked().await }),
         };
         // Armed at the first deadline (or ping); see above.
-        let (first, _) = clock.deadline(false);
+        let (first, _) = clock.deadline(now, false);
         clock.timer.as_mut().reset(first.min(clock.next_ping));
         clock
     }
 
-    /// The connection's deadline, and the reason it gives when passed.
-    fn deadline(&self, has_session: bool) -> (Instant, ByeReason) {
-        let idle_deadline = self.last_heard + self.idle_timeout;
+    /// The connection's deadline, last heard from at `last_heard`, and the reason it gives
+    /// when passed.
+    fn deadline(&self, last_heard: Instant, has_session: bool) -> (Instant, ByeReason) {
+        let idle_deadline = last_heard + self.idle_timeout;
         if !has_session && self.handshake_deadline < idle_deadline {
             (self.handshake_deadline, ByeReason::HandshakeTimeout)
         } else {
@@ -677,7 +678,7 @@ impl Clock {
     /// ping if one is due, and the timer re-armed.
     fn tick(&mut self, conn: &Connection) -> Option<Ending> {
         let now = Instant::now();
-        let (at, late) = self.deadline(conn.handler.has_session());
+        let (at, late) = self.deadline(conn.last_heard, conn.handler.has_session());
         if at <= now {
             let message = match late {
                 ByeReason::HandshakeTimeout => "no hello arrived in time",
@@ -704,6 +705,10 @@ struct Connection {
     rare: Gates<2>,
     /// The gate the socket's frames are read through ([`poll_frame`]).
     reads: Gate,
+    /// When the peer was last heard from (the idle deadline runs from it): written on
+    /// every frame, so it sits beside the gate the frame came through rather than on a
+    /// line of the rarely read [`Clock`].
+    last_heard: Instant,
     /// What rooms and the handler queued for the socket.
     outbound: Outbound,
     /// What the frames mean.
@@ -779,7 +784,7 @@ impl Connection {
                 }
             };
             let _entered = span.enter();
-            match self.take_event(event, ws.get_mut(), &mut clock.last_heard) {
+            match self.take_event(event, ws.get_mut()) {
                 Taken::Next => continue,
                 taken => return Poll::Ready(taken),
             }
@@ -788,12 +793,7 @@ impl Connection {
 
     /// Takes what the socket did: a frame is handled at once if it can be (a move always
     /// can), else handed back for the loop to wait on.
-    fn take_event<S>(
-        &mut self,
-        event: SocketEvent,
-        socket: &mut Inbound<S>,
-        last_heard: &mut Instant,
-    ) -> Taken
+    fn take_event<S>(&mut self, event: SocketEvent, socket: &mut Inbound<S>) -> Taken
     where
         S: AsyncRead + Unpin,
     {
@@ -817,7 +817,7 @@ impl Connection {
             }
             Some(Err(e)) => return Taken::End(failed(e)),
             Some(Ok(Frame::Text)) => {
-                *last_heard = Instant::now();
+                self.last_heard = Instant::now();
                 metrics::message_in();
                 return match socket.take_text() {
                     Ok(text) => self.take_frame(Some(text)),
@@ -826,7 +826,7 @@ impl Connection {
             }
             Some(Ok(Frame::Message(message))) => message,
         };
-        *last_heard = Instant::now();
+        self.last_heard = Instant::now();
         if message.is_text() || message.is_binary() {
             metrics::message_in();
         }
