@@ -316,11 +316,12 @@ impl Table {
         // A seated player is always a member (a member leaves only once unseated), and
         // the seats are on the lines a move reads anyway: the members' map, a hash and
         // two more lines, is asked only for those without a seat.
+        let seated = self.seat_of(session).is_some();
         debug_assert!(
-            self.seat_of(session).is_none() || self.members.contains_key(&session),
+            !seated || self.members.contains_key(&session),
             "a seated session is a member"
         );
-        if !joining && self.seat_of(session).is_none() && !self.members.contains_key(&session) {
+        if !joining && !seated && !self.members.contains_key(&session) {
             return Err(Refusal::new(
                 ErrorCode::NotInRoom,
                 format!("you are not in room {}", self.id),

@@ -605,7 +605,7 @@ impl Cpu {
 
     /// User plus system CPU time the process has used.
     fn read(self) -> anyhow::Result<Duration> {
-        self.read_split().map(|t| t.user + t.system)
+        self.read_split().map(CpuTime::total)
     }
 
     /// The CPU time the process has used, in user space and in the kernel apart.
@@ -630,6 +630,13 @@ impl Cpu {
 struct CpuTime {
     user: Duration,
     system: Duration,
+}
+
+impl CpuTime {
+    /// User and system time together.
+    fn total(self) -> Duration {
+        self.user + self.system
+    }
 }
 
 impl std::ops::Sub for CpuTime {
@@ -1192,7 +1199,7 @@ async fn run_players(
     let syscalls = match perf {
         Some(perf) => {
             let counted = perf.stop()?;
-            let window = (used.user + used.system).as_secs_f64();
+            let window = used.total().as_secs_f64();
             let share = window / (cpu1 - cpu0).as_secs_f64().max(1e-9);
             Some(counted.per(1.0 / share))
         }
@@ -1352,12 +1359,11 @@ async fn humans(servers: &[(&str, &Server)], plan: &Plan<'_>) -> anyhow::Result<
                 let mut total = Tally::default();
                 tallies.into_iter().for_each(|t| total.add(t));
                 let moves = total.moves.max(1) as f64;
-                let cpu = window.cpu.user + window.cpu.system;
+                let cpu = window.cpu.total();
                 let measured = Measured {
                     cpu_us: cpu.as_secs_f64() * 1e6 / moves,
                     user_us: window.cpu.user.as_secs_f64() * 1e6 / moves,
-                    clients_us: (window.clients.user + window.clients.system).as_secs_f64() * 1e6
-                        / moves,
+                    clients_us: window.clients.total().as_secs_f64() * 1e6 / moves,
                     switches: window.switches as f64 / moves,
                     syscalls: window.syscalls.map(|n| n.per(moves)),
                     instructions: window.counted.map(|n| n.instructions as f64 / moves),
@@ -1643,9 +1649,9 @@ async fn floor_run(
     let used = after - before;
     Ok(FloorRun {
         moves_per_s: n / phase.as_secs_f64(),
-        cpu_us: (used.user + used.system).as_secs_f64() * 1e6 / n,
+        cpu_us: used.total().as_secs_f64() * 1e6 / n,
         user_us: used.user.as_secs_f64() * 1e6 / n,
-        clients_us: (clients_used.user + clients_used.system).as_secs_f64() * 1e6 / n,
+        clients_us: clients_used.total().as_secs_f64() * 1e6 / n,
     })
 }
 
