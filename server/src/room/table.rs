@@ -181,6 +181,17 @@ pub(crate) struct Table {
     last_game: Option<GameId>,
 }
 
+/// The requester's mark, given its seat (looked up once per request); a spectator is
+/// refused.
+fn player(seat: Option<Mark>) -> Result<Mark, Refusal> {
+    seat.ok_or_else(|| {
+        Refusal::new(
+            ErrorCode::NotAPlayer,
+            "you watch this room; take a seat to play",
+        )
+    })
+}
+
 fn seat_index(mark: Mark) -> usize {
     match mark {
         Mark::X => 0,
@@ -316,12 +327,12 @@ impl Table {
         // A seated player is always a member (a member leaves only once unseated), and
         // the seats are on the lines a move reads anyway: the members' map, a hash and
         // two more lines, is asked only for those without a seat.
-        let seated = self.seat_of(session).is_some();
+        let seat = self.seat_of(session);
         debug_assert!(
-            !seated || self.members.contains_key(&session),
+            seat.is_none() || self.members.contains_key(&session),
             "a seated session is a member"
         );
-        if !joining && !seated && !self.members.contains_key(&session) {
+        if !joining && seat.is_none() && !self.members.contains_key(&session) {
             return Err(Refusal::new(
                 ErrorCode::NotInRoom,
                 format!("you are not in room {}", self.id),
@@ -330,7 +341,7 @@ impl Table {
         match request {
             Request::Join { seat } => self.join(who, seat),
             Request::Leave => {
-                if let Some(mark) = self.seat_of(session) {
+                if let Some(mark) = seat {
                     self.set_seat(mark, Seat::Empty);
                 }
                 self.members.remove(&session);
@@ -338,14 +349,14 @@ impl Table {
                 Ok(Outcome::Left)
             }
             Request::SetSeat { seat, ai } => self.change_seat(session, seat, ai),
-            Request::Play { ply, mv } => self.play(session, ply, &mv),
+            Request::Play { ply, mv } => self.play(seat, ply, &mv),
             Request::Resign => {
-                let mark = self.player(session)?;
+                let mark = player(seat)?;
                 self.in_progress()?;
                 self.resigned = Some(mark.other());
                 Ok(Outcome::Changed)
             }
-            Request::Rematch => self.rematch(session),
+            Request::Rematch => self.rematch(seat),
             Request::Sync => Ok(Outcome::Unchanged),
             Request::Analyze => self.analyze(session, id),
             Request::Chat { text } => {
@@ -359,7 +370,7 @@ impl Table {
                         .get(&session)
                         .map(|m| m.name.to_string())
                         .unwrap_or_default(),
-                    seat: self.seat_of(session),
+                    seat,
                     text,
                 };
                 if self.chat.len() == CHAT_TAIL {
@@ -511,15 +522,6 @@ impl Table {
         (!self.over() && self.seats_filled()).then(|| snapshot::mark(self.position.to_move()))
     }
 
-    fn player(&self, session: SessionId) -> Result<Mark, Refusal> {
-        self.seat_of(session).ok_or_else(|| {
-            Refusal::new(
-                ErrorCode::NotAPlayer,
-                "you watch this room; take a seat to play",
-            )
-        })
-    }
-
     fn in_progress(&self) -> Result<Mark, Refusal> {
         if let Some(turn) = self.turn() {
             return Ok(turn);
@@ -622,8 +624,8 @@ impl Table {
 
     /// Checks in the documented order (docs/protocol.md, `play`): the ply before the
     /// turn, so that a move sent twice is answered `stale_ply` and never lands twice.
-    fn play(&mut self, session: SessionId, ply: u32, text: &str) -> Result<Outcome, Refusal> {
-        let mark = self.player(session)?;
+    fn play(&mut self, seat: Option<Mark>, ply: u32, text: &str) -> Result<Outcome, Refusal> {
+        let mark = player(seat)?;
         let turn = self.in_progress()?;
         let current = self.position.ply();
         if usize::try_from(ply).ok() != Some(current) {
@@ -649,8 +651,8 @@ impl Table {
         Ok(Outcome::Moved)
     }
 
-    fn rematch(&mut self, session: SessionId) -> Result<Outcome, Refusal> {
-        let mark = self.player(session)?;
+    fn rematch(&mut self, seat: Option<Mark>) -> Result<Outcome, Refusal> {
+        let mark = player(seat)?;
         if !self.over() {
             return Err(Refusal::new(
                 ErrorCode::GameInProgress,
