@@ -327,12 +327,13 @@ impl Table {
         // A seated player is always a member (a member leaves only once unseated), and
         // the seats are on the lines a move reads anyway: the members' map, a hash and
         // two more lines, is asked only for those without a seat.
-        let seat = self.seat_of(session);
+        // The requester's own seat, named apart from the seat a join or a seat change asks for.
+        let own_seat = self.seat_of(session);
         debug_assert!(
-            seat.is_none() || self.members.contains_key(&session),
+            own_seat.is_none() || self.members.contains_key(&session),
             "a seated session is a member"
         );
-        if !joining && seat.is_none() && !self.members.contains_key(&session) {
+        if !joining && own_seat.is_none() && !self.members.contains_key(&session) {
             return Err(Refusal::new(
                 ErrorCode::NotInRoom,
                 format!("you are not in room {}", self.id),
@@ -341,7 +342,7 @@ impl Table {
         match request {
             Request::Join { seat } => self.join(who, seat),
             Request::Leave => {
-                if let Some(mark) = seat {
+                if let Some(mark) = own_seat {
                     self.set_seat(mark, Seat::Empty);
                 }
                 self.members.remove(&session);
@@ -349,14 +350,14 @@ impl Table {
                 Ok(Outcome::Left)
             }
             Request::SetSeat { seat, ai } => self.change_seat(session, seat, ai),
-            Request::Play { ply, mv } => self.play(seat, ply, &mv),
+            Request::Play { ply, mv } => self.play(own_seat, ply, &mv),
             Request::Resign => {
-                let mark = player(seat)?;
+                let mark = player(own_seat)?;
                 self.in_progress()?;
                 self.resigned = Some(mark.other());
                 Ok(Outcome::Changed)
             }
-            Request::Rematch => self.rematch(seat),
+            Request::Rematch => self.rematch(own_seat),
             Request::Sync => Ok(Outcome::Unchanged),
             Request::Analyze => self.analyze(session, id),
             Request::Chat { text } => {
@@ -370,7 +371,7 @@ impl Table {
                         .get(&session)
                         .map(|m| m.name.to_string())
                         .unwrap_or_default(),
-                    seat,
+                    seat: own_seat,
                     text,
                 };
                 if self.chat.len() == CHAT_TAIL {
