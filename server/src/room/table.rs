@@ -340,7 +340,7 @@ impl Table {
             ));
         }
         match request {
-            Request::Join { seat } => self.join(who, seat),
+            Request::Join { seat } => self.join(who, own_seat, seat),
             Request::Leave => {
                 if let Some(mark) = own_seat {
                     self.set_seat(mark, Seat::Empty);
@@ -349,7 +349,7 @@ impl Table {
                 self.spectators.retain(|s| *s != session);
                 Ok(Outcome::Left)
             }
-            Request::SetSeat { seat, ai } => self.change_seat(session, seat, ai),
+            Request::SetSeat { seat, ai } => self.change_seat(session, own_seat, seat, ai),
             Request::Play { ply, mv } => self.play(own_seat, ply, &mv),
             Request::Resign => {
                 let mark = player(own_seat)?;
@@ -537,9 +537,14 @@ impl Table {
         ))
     }
 
-    fn join(&mut self, who: Arrival, choice: Option<SeatChoice>) -> Result<Outcome, Refusal> {
+    /// `seated` is the arriving session's seat, which [`Table::request`] has looked up.
+    fn join(
+        &mut self,
+        who: Arrival,
+        seated: Option<Mark>,
+        choice: Option<SeatChoice>,
+    ) -> Result<Outcome, Refusal> {
         let session = who.session;
-        let seated = self.seat_of(session);
         let Some(choice) = choice else {
             if seated.is_some() || self.spectators.contains(&session) {
                 return Ok(self.reattach(who));
@@ -594,9 +599,11 @@ impl Table {
         self.seats[seat_index(mark)] = seat;
     }
 
+    /// `own_seat` is the requester's seat, which [`Table::request`] has looked up.
     fn change_seat(
         &mut self,
         session: SessionId,
+        own_seat: Option<Mark>,
         mark: Mark,
         ai: Option<Level>,
     ) -> Result<Outcome, Refusal> {
@@ -610,7 +617,7 @@ impl Table {
             Seat::Empty if ai.is_none() => return Ok(Outcome::Unchanged),
             _ => {}
         }
-        let was_mine = self.seat_of(session) == Some(mark);
+        let was_mine = own_seat == Some(mark);
         let seat = match ai {
             Some(level) => ai::seat(level),
             None => Seat::Empty,
