@@ -66,6 +66,26 @@ const READ_POOL: usize = 4;
 /// ended can be read at once) before it reads what is on disk anyway.
 const READ_CATCH_UP: Duration = Duration::from_secs(1);
 
+/// The in-memory database, in SQLite's `memdb` VFS rather than a plain `:memory:`
+/// database: a `:memory:` database's page cache is the database, and a commit after a
+/// B-tree page split (which swaps pages through a far page number) scans the cache's
+/// whole hash table, so every commit cost more as games were kept (after 100,000 to
+/// 300,000 games, 3 to 10 times a fresh store's cost a game, most of it in that scan;
+/// `docs/performance.md`, issue 8's twentieth round). In `memdb` the
+/// database is one buffer behind an ordinary, bounded page cache and a commit costs the
+/// same at any size. A name without a leading `/` keeps the database private to its
+/// connection, so every `Store` has its own. `memdb` caps a database at 1 GiB (a million
+/// finished games or more), where SQLite refuses writes as it does on a full disk.
+const MEMORY_DATABASE: &str = "file:inarow-memory?vfs=memdb";
+
+/// How [`MEMORY_DATABASE`] is opened: rusqlite's defaults, with the name read as a URI.
+fn memory_flags() -> OpenFlags {
+    OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+}
+
 /// Where the store keeps its data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum DataLocation {
@@ -194,7 +214,7 @@ impl Store {
             source,
         };
         let mut conn = match location {
-            DataLocation::Memory => Connection::open_in_memory(),
+            DataLocation::Memory => Connection::open_with_flags(MEMORY_DATABASE, memory_flags()),
             DataLocation::File(path) => Connection::open(path),
         }
         .map_err(open_error)?;

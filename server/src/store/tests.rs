@@ -155,6 +155,35 @@ async fn memory_reads_see_what_was_written() {
 }
 
 #[tokio::test]
+async fn each_memory_store_has_its_own_database() {
+    // The in-memory databases share one name in SQLite's `memdb`: each must still be its
+    // connection's own, or two servers in one process (the tests) would see each other's
+    // games.
+    let one = Store::open(&DataLocation::Memory).unwrap();
+    let two = Store::open(&DataLocation::Memory).unwrap();
+    one.write(Write::Game(Box::new(game(1, "ann", "bob", drawn()).into())));
+    one.flush().await.unwrap();
+    let in_one = one.read(|conn| Ok(count(conn, "games"))).await.unwrap();
+    let in_two = two.read(|conn| Ok(count(conn, "games"))).await.unwrap();
+    assert_eq!((in_one, in_two), (1, 0));
+    // The name was read as a URI (the `memdb` VFS, see `MEMORY_DATABASE`), not as the
+    // name of a file to create.
+    let file = one
+        .read(|conn| {
+            conn.query_row(
+                "SELECT file FROM pragma_database_list WHERE name = 'main'",
+                [],
+                |row| row.get::<_, String>(0),
+            )
+            .map_err(StoreError::from)
+        })
+        .await
+        .unwrap();
+    assert_eq!(file, "", "an in-memory database has no file");
+    assert!(!std::path::Path::new("file:inarow-memory?vfs=memdb").exists());
+}
+
+#[tokio::test]
 async fn writes_queued_together_share_a_transaction() {
     let store = Store::open(&DataLocation::Memory).unwrap();
     // Queued back to back, as rooms ending games under load queue them: the writer lets
