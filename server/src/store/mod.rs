@@ -76,15 +76,8 @@ const READ_CATCH_UP: Duration = Duration::from_secs(1);
 /// same at any size. A name without a leading `/` keeps the database private to its
 /// connection, so every `Store` has its own. `memdb` caps a database at 1 GiB (a million
 /// finished games or more), where SQLite refuses writes as it does on a full disk.
+/// `Connection::open`'s default flags read the name as a URI.
 const MEMORY_DATABASE: &str = "file:inarow-memory?vfs=memdb";
-
-/// How [`MEMORY_DATABASE`] is opened: rusqlite's defaults, with the name read as a URI.
-fn memory_flags() -> OpenFlags {
-    OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_URI
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-}
 
 /// Where the store keeps its data.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -214,7 +207,7 @@ impl Store {
             source,
         };
         let mut conn = match location {
-            DataLocation::Memory => Connection::open_with_flags(MEMORY_DATABASE, memory_flags()),
+            DataLocation::Memory => Connection::open(MEMORY_DATABASE),
             DataLocation::File(path) => Connection::open(path),
         }
         .map_err(open_error)?;

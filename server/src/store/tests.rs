@@ -180,7 +180,7 @@ async fn each_memory_store_has_its_own_database() {
         .await
         .unwrap();
     assert_eq!(file, "", "an in-memory database has no file");
-    assert!(!std::path::Path::new("file:inarow-memory?vfs=memdb").exists());
+    assert!(!std::path::Path::new(MEMORY_DATABASE).exists());
 }
 
 #[tokio::test]
