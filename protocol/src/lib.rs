@@ -18,13 +18,6 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 mod check;
-mod read;
-mod write;
-
-pub use write::{
-    MovedFields, OccupantView, RoomFields, RoomSource, SeatView, Seats, StatusView, Strs,
-    encode_message, encode_moved, encode_room, push_json_str,
-};
 
 /// The newest protocol version, which this crate's clients send in `hello`. Version 2
 /// sends a small `moved` event after each move where version 1 sends a whole `room`
@@ -1043,29 +1036,6 @@ impl std::error::Error for DecodeError {}
 /// of whole numbers (`invalid_rules`, naming the field). It keeps the message's `id` when
 /// readable.
 pub fn decode_client(text: &str) -> Result<ClientFrame, DecodeError> {
-    // `play`, most of the traffic, first, with the other messages of a game: by hand in
-    // their usual shape (`read`); `play` else as a plain struct, without the buffering
-    // that serde's flattened, internally tagged enum does (a third of the cost). Same
-    // answer: anything these do not read (another type, an escaped `type`, a duplicate or
-    // mistyped field) goes on to the paths below, and what they read those read alike.
-    // (Frames without the word skip the struct: failing costs an error's allocation.)
-    if let Some(frame) = read::frame(text) {
-        return Ok(frame);
-    }
-    if text.contains("\"play\"")
-        && let Ok(play) = serde_json::from_str::<PlayFrame<'_>>(text)
-        && play.kind == "play"
-        && check::id_fits(play.id.as_ref())
-    {
-        return Ok(ClientFrame {
-            message: ClientMessage::Play {
-                room: RoomId(play.room),
-                ply: play.ply,
-                mv: play.mv,
-            },
-            id: play.id,
-        });
-    }
     // Most frames are well formed and need no check beyond their type: they are read
     // straight into it, which costs a third of reading a JSON value first. Anything that
     // does not read, or that needs the checks of the raw object, takes the full path, so
@@ -1080,43 +1050,6 @@ pub fn decode_client(text: &str) -> Result<ClientFrame, DecodeError> {
         return Ok(frame);
     }
     decode(text, true)
-}
-
-/// A `play` frame as [`decode_client`]'s fast path reads it. Unknown fields are ignored,
-/// as the flattened [`ClientFrame`] ignores them.
-#[derive(Deserialize)]
-struct PlayFrame<'a> {
-    /// Borrowed: a `type` with escapes fails here and takes the general path.
-    #[serde(rename = "type", borrow)]
-    kind: &'a str,
-    room: String,
-    ply: u32,
-    #[serde(rename = "move")]
-    mv: String,
-    #[serde(default, deserialize_with = "plain_id")]
-    id: Option<RequestId>,
-}
-
-/// A [`RequestId`] read without the buffering of `untagged`: a whole number, a string,
-/// or null (no id); anything else fails, and the general path answers it.
-fn plain_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<RequestId>, D::Error> {
-    struct Id;
-    impl<'de> serde::de::Visitor<'de> for Id {
-        type Value = Option<RequestId>;
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a whole number, a string or null")
-        }
-        fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
-            Ok(Some(RequestId::Number(n)))
-        }
-        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
-            Ok(Some(RequestId::Text(s.to_owned())))
-        }
-        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-    }
-    d.deserialize_any(Id)
 }
 
 /// Decodes one server text frame (for clients).
@@ -1175,15 +1108,6 @@ pub fn encode<T: Serialize>(frame: &T) -> String {
     // Serialising these types cannot fail: every map key is a string and no type has a
     // fallible `Serialize` implementation.
     serde_json::to_string(frame).expect("protocol types always serialise")
-}
-
-/// As [`encode`], into a buffer of `capacity` bytes to begin with: a caller that knows
-/// about how long the text will be saves the buffer's regrowth (serde_json starts at 128
-/// bytes, and a `moved` event or a snapshot outgrows that one to three times).
-pub fn encode_with_capacity<T: Serialize>(frame: &T, capacity: usize) -> String {
-    let mut out = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut out, frame).expect("protocol types always serialise");
-    String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
+use crate::net::tls::TlsIdentity;
 use crate::store::DataLocation;
-use crate::tls::TlsIdentity;
 
 /// The server's limits and timings. `Config::default()` is what `inarow-server` runs with
 /// when no flag is given; tests shorten the timings they exercise.

@@ -5,62 +5,45 @@
 //! binary only parses flags, sets up logging and binds. Every limit is a field of
 //! [`Config`]. Inside:
 //!
-//! - `listener` accepts sockets under the connection limits (`admission`: the server's,
-//!   and each address's at once and per minute) and spawns one task each;
-//! - `http` serves that socket (through `tls` when configured): the web client (`web/`,
-//!   embedded), `/healthz`, `/metrics` (`metrics`) and the WebSocket upgrade;
-//! - `connection` is the upgraded socket's transport (frames, deadlines, close codes)
-//!   and `dispatch` what its messages mean (`hello`, lobby, room requests);
-//! - `room` runs one actor task per room around a plain state machine (`room::table`),
-//!   with AI searches on the blocking pool (`ai_worker`: a quick probe answers cheap
-//!   moves at once, the rest share a few search slots fairly, AI seats before analyses,
-//!   rooms in turn, budgets shrinking under load);
-//! - `session` registers sessions and their resume tokens, `lobby` the open rooms,
-//!   `state` what all tasks share;
-//! - `store` keeps finished games in SQLite, written by a thread of its own so that no
-//!   room waits on the disk, and (with a data file) the open rooms and live sessions in
-//!   their saved form (`saved`), which `restart` brings back at start.
+//! - `net`: the accept loop under the connection limits, TLS, HTTP (the embedded web
+//!   client from `web/`, `/healthz`, `/metrics`) and each upgraded WebSocket
+//!   connection's loop (`net::connection`);
+//! - `session`: what a connection's messages mean (`hello`, the lobby, room requests)
+//!   and the sessions with their resume tokens;
+//! - `room`: each room is a state behind a mutex (`room::state`) around a plain state
+//!   machine (`room::table`); requests run on the caller's task under the lock, and the
+//!   room's own task takes AI answers, desertion and the shutdown; `room::lobby` lists
+//!   the open rooms;
+//! - `ai`: the AI pool: searches on threads of idle priority, a quick probe first, then a
+//!   few search slots shared fairly (AI seats before analyses, rooms in turn);
+//! - `store`: finished games in SQLite, written by a thread of its own so that no room
+//!   waits on the disk, and (with a data file) the open rooms and live sessions, which
+//!   `restart` brings back at start;
+//! - `state`: what all tasks share; `snapshot`: engine types to wire types.
 //!
-//! Imports run one way: `http` → `connection` → `dispatch` → `state` → `room` → `lobby`,
-//! `ai_worker`, `store` and the leaves (`metrics`, `peer`, `refusal`, `room_spec`,
-//! `saved`, `snapshot`, `text`, `tls`); `restart`, beside `http`, uses `dispatch`, `state`,
-//! `room` and `store`.
-//! A room sees the server only through `room::Context`.
+//! Imports run one way: `net` → `session` → `state` → `room` → `ai`, `store` and the
+//! leaves (`config`, `metrics`, `rate`, `refusal`, `snapshot`, `text`). A room sees the
+//! server only through `room::Context`.
 
-mod admission;
-mod ai_worker;
+mod ai;
 mod config;
-mod connection;
-mod dispatch;
-mod frame_in;
-mod frame_out;
-mod gate;
-mod http;
-mod listener;
-mod lobby;
-mod log_time;
 mod metrics;
-mod outbox;
-mod peer;
+mod net;
 #[cfg(test)]
 mod properties;
 mod rate;
 mod refusal;
 mod restart;
 mod room;
-mod room_spec;
-mod saved;
 mod session;
 mod snapshot;
 mod state;
 mod store;
 mod text;
-mod tls;
 
 pub use config::{Config, default_worker_threads};
-pub use log_time::LogTime;
+pub use net::tls::{TlsError, TlsIdentity};
 pub use store::{DataLocation, Store, StoreError};
-pub use tls::{TlsError, TlsIdentity};
 
 use tracing_subscriber::EnvFilter;
 
@@ -68,17 +51,49 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 /// The log filter for `spec` (the `RUST_LOG` syntax, such as `"info"` or
-/// `"inarow_server=debug"`), with the WebSocket library held at `debug` or quieter: at
-/// `trace` it dumps every frame, resume tokens included, and tokens are never logged.
+/// `"inarow_server=debug"`). Where `spec` would let the WebSocket library log at `trace`,
+/// it is held at `debug`: at `trace` it dumps every frame, resume tokens included, and
+/// tokens are never logged. Below that, `spec` decides alone.
 ///
 /// # Errors
 /// The parse error of a malformed `spec`.
 pub fn log_filter(spec: &str) -> Result<EnvFilter, tracing_subscriber::filter::ParseError> {
     let mut filter = EnvFilter::try_new(spec)?;
-    for cap in ["tungstenite=debug", "tokio_tungstenite=debug"] {
-        filter = filter.add_directive(cap.parse()?);
+    for target in ["tungstenite", "tokio_tungstenite"] {
+        if traces(spec, target) {
+            filter = filter.add_directive(format!("{target}=debug").parse()?);
+        }
     }
     Ok(filter)
+}
+
+/// Whether the directives of `spec` enable `trace` for `target`: the directive with the
+/// longest target that `target` starts with decides (a bare level is the shortest; a bare
+/// target means every level).
+fn traces(spec: &str, target: &str) -> bool {
+    const LEVELS: [&str; 7] = ["off", "error", "warn", "info", "debug", "trace", "0"];
+    let mut decided: Option<(usize, bool)> = None;
+    for directive in spec.split(',').map(str::trim).filter(|d| !d.is_empty()) {
+        let (name, level) = match directive.rsplit_once('=') {
+            // `=` inside a span's field filter (`target[span{f=v}]`) is no level.
+            Some((name, level)) if !level.contains([']', '}']) => (name, Some(level)),
+            _ if LEVELS
+                .iter()
+                .chain(&["1", "2", "3", "4", "5"])
+                .any(|l| directive.eq_ignore_ascii_case(l)) =>
+            {
+                ("", Some(directive))
+            }
+            _ => (directive, None),
+        };
+        let name = name.split('[').next().unwrap_or_default();
+        if !target.starts_with(name) || decided.is_some_and(|(len, _)| len > name.len()) {
+            continue;
+        }
+        let trace = level.is_none_or(|l| l.eq_ignore_ascii_case("trace") || l == "5");
+        decided = Some((name.len(), trace));
+    }
+    decided.is_some_and(|(_, trace)| trace)
 }
 
 /// Why the server could not run.
@@ -116,7 +131,7 @@ pub async fn run(
     let store = tokio::task::spawn_blocking(move || Store::open(&location))
         .await
         .map_err(|_| StoreError::Closed)??;
-    listener::run(listener, config, store, shutdown).await
+    net::listener::run(listener, config, store, shutdown).await
 }
 
 /// [`run`] with a store the caller opened (so that a binary can refuse to start before it
@@ -130,5 +145,29 @@ pub async fn run_with_store(
     store: Store,
     shutdown: CancellationToken,
 ) -> Result<(), ServerError> {
-    listener::run(listener, config, store, shutdown).await
+    net::listener::run(listener, config, store, shutdown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::traces;
+
+    #[test]
+    fn the_websocket_library_traces_only_where_the_spec_says_so() {
+        for (spec, traced) in [
+            ("warn", false),
+            ("info", false),
+            ("debug", false),
+            ("trace", true),
+            ("TRACE", true),
+            ("warn,tungstenite=trace", true),
+            ("trace,tungstenite=info", false),
+            ("inarow_server=trace", false),
+            ("tungstenite", true),
+            ("warn,tungst=trace", true),
+            ("tungstenite[conn{id=1}]=trace", true),
+        ] {
+            assert_eq!(traces(spec, "tungstenite"), traced, "{spec}");
+        }
+    }
 }

@@ -210,7 +210,6 @@ fn main() -> anyhow::Result<()> {
     // redirected from it holds plain text rather than escape sequences.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_timer(inarow_server::LogTime)
         .with_ansi(std::io::stdout().is_terminal())
         .init();
     let ai_threads = args.config().ai_threads;

@@ -11,10 +11,10 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Config;
-use crate::dispatch::{Route, Waiting};
-use crate::peer::{Attachment, Kick, Peer};
+use crate::net::{Attachment, Kick, Peer};
+use crate::room::spec::{CreateRoom, RoomSpec};
 use crate::room::{self, Member, Request};
-use crate::room_spec::{CreateRoom, RoomSpec};
+use crate::session::{Route, Waiting};
 use crate::state::ServerState;
 use crate::store::{DataLocation, Store};
 use crate::text;
@@ -109,7 +109,7 @@ fn input() -> impl Strategy<Value = String> {
 
 fn member(n: u128, name: &str) -> Member {
     // Queues big enough for every frame of a case: nobody reads them.
-    let (tx, rx) = crate::outbox::channel(4096);
+    let (tx, rx) = tokio::sync::mpsc::channel(4096);
     std::mem::forget(rx);
     Member {
         session: SessionId(uuid::Uuid::from_u128(n)),
@@ -149,14 +149,8 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
         .get(&id)
         .ok_or_else(|| TestCaseError::fail("the room is listed"))?;
     let seat = |seat| Request::Join { seat };
-    let _ = handle
-        .request(
-            people[1].clone(),
-            None,
-            seat(Some(inarow_protocol::SeatChoice::O)),
-        )
-        .await;
-    let _ = handle.request(people[2].clone(), None, seat(None)).await;
+    let _ = handle.request(&people[1], None, seat(Some(inarow_protocol::SeatChoice::O)));
+    let _ = handle.request(&people[2], None, seat(None));
     for (who, text) in inputs {
         let text = text.replace("ROOM", &id.0);
         let frame = match decode_client(&text) {
@@ -209,8 +203,8 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             }
             Route::Room(_, request) => {
                 let allowed = documented(&request);
-                let person = people[who % people.len()].clone();
-                if let Err(refusal) = handle.request(person, None, request).await {
+                let person = &people[who % people.len()];
+                if let Err(refusal) = handle.request(person, None, request) {
                     prop_assert!(
                         allowed.contains(&refusal.code),
                         "{} ({}) for {}",

@@ -2,9 +2,9 @@
 //! store kept (`store::live`), so that players who return with their tokens within the
 //! grace period find their seats at the same ply and AI seats move on.
 //!
-//! The saving side is spread over the tasks that own the state: a room actor writes its
+//! The saving side is spread over the tasks that own the state: a room writes its
 //! record, moves and chat as they happen and saves itself whole when the server shuts
-//! down (`room::actor`); the session registry's changes are written by `dispatch`; the
+//! down (`room::state`); the session registry's changes are written by the session handler; the
 //! listener waits for the rooms and the store before telling clients `bye restarting`.
 
 use std::collections::HashSet;
@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use inarow_protocol::SessionId;
 
-use crate::dispatch;
 use crate::room;
+use crate::session;
 use crate::state::ServerState;
 use crate::store::{LiveWrite, StoreError};
 
@@ -68,7 +68,7 @@ pub(crate) async fn restore(state: &Arc<ServerState>) -> Result<Restored, StoreE
     }
     let sessions = held.len();
     for (session, grace) in held {
-        dispatch::expire_after_grace(state, session, grace, tracing::Span::none());
+        session::expire_after_grace(state, session, grace, tracing::Span::none());
     }
     tracing::info!(
         rooms,

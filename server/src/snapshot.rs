@@ -5,8 +5,33 @@ use inarow_engine::record::{self, Record, RecordResult};
 use inarow_engine::{self as engine, Cell, Position};
 use inarow_protocol::{
     self as wire, GameId, GameStatus, GameSummary, Mark, PlayedMove, RoomId, RoomSnapshot,
-    SeatInfo, ServerMessage, StatusView, Strs,
+    SeatInfo, ServerMessage,
 };
+
+/// A game's status without a won game's line: what the room decides with (whose turn,
+/// whether the game is over), cheap to copy. [`status`] gives the wire's whole status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StatusView {
+    /// A seat is empty.
+    Waiting,
+    /// `turn` is to move.
+    Playing {
+        /// Whose turn it is.
+        turn: Mark,
+    },
+    /// `winner` made a line.
+    Won {
+        /// Who won.
+        winner: Mark,
+    },
+    /// The board is full.
+    Drawn,
+    /// The loser resigned.
+    Resigned {
+        /// Who won.
+        winner: Mark,
+    },
+}
 
 /// The wire mark of an engine player.
 pub(crate) fn mark(player: engine::Player) -> Mark {
@@ -52,13 +77,6 @@ pub(crate) fn board(position: &Position) -> Vec<String> {
         .collect()
 }
 
-/// Writes the board's rows into `rows`, as [`board`] gives them, without a string each.
-pub(crate) fn board_rows(position: &Position, rows: &mut Strs<'_>) {
-    for row in (0..side(position.rules().height())).rev() {
-        rows.push_with(|out| push_row(position, row, out));
-    }
-}
-
 /// Appends row `row` of the board (0 = the bottom one) as `.`, `X` and `O`.
 fn push_row(position: &Position, row: u8, out: &mut String) {
     // Sides are at most `Rules::MAX_SIDE`, so every index fits a u8.
@@ -68,30 +86,6 @@ fn push_row(position: &Position, row: u8, out: &mut String) {
             Some(engine::Player::X) => 'X',
             Some(engine::Player::O) => 'O',
         });
-    }
-}
-
-/// Writes the moves played into `moves`, oldest first, in notation.
-pub(crate) fn moves_played(position: &Position, moves: &mut Strs<'_>) {
-    for mv in position.history() {
-        moves.push_with(|out| mv.push_notation(out));
-    }
-}
-
-/// Writes the legal moves into `moves` in notation, if `playing` (the room's status is
-/// `playing`; nobody may move otherwise).
-pub(crate) fn legal_moves(position: &Position, playing: bool, moves: &mut Strs<'_>) {
-    if playing {
-        for mv in position.legal_moves() {
-            moves.push_with(|out| mv.push_notation(out));
-        }
-    }
-}
-
-/// Writes the cell of the last stone placed, if a move was played.
-pub(crate) fn last_move(position: &Position, cell: &mut Strs<'_>) {
-    if let Some(last) = position.last_cell() {
-        cell.push_with(|out| last.push_notation(out));
     }
 }
 
@@ -123,8 +117,7 @@ pub(crate) fn status(
     }
 }
 
-/// [`status`] as a snapshot writes it, a won game's line aside ([`winning_line`]): no
-/// string is built.
+/// [`status`] without a won game's line.
 pub(crate) fn status_view(
     position: &Position,
     resigned: Option<Mark>,
@@ -142,16 +135,6 @@ pub(crate) fn status_view(
             turn: mark(to_move),
         },
         engine::GameStatus::InProgress { .. } => StatusView::Waiting,
-    }
-}
-
-/// Writes the cells of the line that won the game into `cells`, if it was won on the
-/// board.
-pub(crate) fn winning_line(position: &Position, cells: &mut Strs<'_>) {
-    if let engine::GameStatus::Won { line, .. } = position.status() {
-        for cell in line.iter() {
-            cells.push_with(|out| cell.push_notation(out));
-        }
     }
 }
 
@@ -223,38 +206,8 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
     }
 }
 
-/// The `moved` message of the last move of `position`, as event `seq` of room `id`, with
-/// the room's `status` after it, encoded: the text of [`moved`]'s event, written without
-/// making the event's strings. `None` before the first move.
-pub(crate) fn moved_text(
-    id: &RoomId,
-    seq: u64,
-    game: u32,
-    position: &Position,
-    status: &GameStatus,
-) -> Option<String> {
-    let mv = *position.history().last()?;
-    let cell = position.last_cell()?;
-    let fields = wire::MovedFields {
-        room: id,
-        seq,
-        game,
-        ply: u32::try_from(position.ply()).unwrap_or(u32::MAX),
-        by: mark(position.get(cell)?),
-        status,
-    };
-    // About 130 bytes, more when the status carries a winning line.
-    Some(wire::encode_moved(
-        fields,
-        |out| mv.push_notation(out),
-        |out| cell.push_notation(out),
-        192,
-    ))
-}
-
 /// The `moved` event of the last move of `position`, as event `seq` of room `id`, with the
 /// room's `status` after it; `None` before the first move.
-#[cfg(test)]
 pub(crate) fn moved(
     id: &RoomId,
     seq: u64,

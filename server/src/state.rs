@@ -10,10 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::admission::Gate;
-use crate::ai_worker::AiPool;
+use crate::ai::AiPool;
 use crate::config::Config;
-use crate::lobby::Lobby;
+use crate::net::admission::Gate;
+use crate::room::lobby::Lobby;
 use crate::room::{self, Directory};
 use crate::session::Sessions;
 use crate::store::Store;

@@ -52,3 +52,22 @@ async fn pongs_and_answers_share_the_socket_whole() {
     assert_eq!(pongs, expected);
     assert_eq!(ids, (1..12).collect::<Vec<u64>>());
 }
+
+/// A 64-bit frame length with its most significant bit set is no length at all (RFC 6455
+/// §5.2): the connection is failed with 1002, not told its message is too large (1009).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_length_with_its_top_bit_set_is_a_protocol_error() {
+    let server = TestServer::start(fast_config()).await;
+    let mut raw = RawSocket::websocket(server.addr()).await;
+    // FIN + text, masked, 64-bit length 0x8000_0000_0000_001d, then a mask key.
+    raw.write(&[
+        0x81, 0xFF, 0x80, 0, 0, 0, 0, 0, 0, 0x1D, 0x37, 0xfa, 0x21, 0x3d,
+    ])
+    .await;
+    let (end, texts) = raw.expect_end().await;
+    assert_eq!(end, inarow_e2e::raw::RawEnd::Close(Some(1002)), "{texts:?}");
+    assert!(
+        texts.is_empty(),
+        "no bye for a protocol violation: {texts:?}"
+    );
+}

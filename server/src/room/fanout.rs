@@ -7,12 +7,12 @@
 
 use foldhash::HashMap;
 
-use inarow_protocol::{RequestId, ServerMessage, SessionId, encode, encode_message};
-use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
+use inarow_protocol::{RequestId, ServerMessage, SessionId, encode};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 
 use super::Member;
 use super::table::Table;
-use crate::peer::Peer;
+use crate::net::Peer;
 
 /// Who caused an event, and the id its copy must carry.
 pub(super) type Requester = Option<(SessionId, Option<RequestId>)>;
@@ -32,8 +32,9 @@ struct Encoded {
 }
 
 impl Encoded {
-    /// `common`, an encoded message, and the requester's copy of it.
-    fn text(common: String, requester: &Requester) -> Encoded {
+    /// `message` encoded for everybody, and for the requester with its id.
+    fn new(message: &ServerMessage, requester: &Requester) -> Encoded {
+        let common = encode(message);
         let own = match requester {
             Some((session, Some(id))) => Some((*session, Utf8Bytes::from(with_id(&common, id)))),
             _ => None,
@@ -53,32 +54,17 @@ impl Encoded {
     }
 }
 
-/// `frame`, an encoded JSON object, with an `id` field added in front: the requester's
-/// copy without encoding the message a second time (a snapshot is the bulk of the work).
-fn with_id(frame: &str, id: &RequestId) -> String {
-    // Clients number their requests: a number is written directly, not through serde.
-    let mut number = itoa::Buffer::new();
-    let encoded;
-    let id = match id {
-        RequestId::Number(n) => number.format(*n),
-        RequestId::Text(_) => {
-            encoded = encode(id);
-            encoded.as_str()
-        }
-    };
-    let Some(rest) = frame.strip_prefix('{') else {
-        // Every server frame encodes to an object; stay correct if that ever changes.
-        return frame.to_owned();
-    };
-    // Pieces pushed into one allocation: `format!` cost twice as much, on every move.
-    let mut text = String::with_capacity(frame.len() + id.len() + 7);
-    text.push_str("{\"id\":");
-    text.push_str(id);
-    if rest != "}" {
-        text.push(',');
+/// `message`, the encoded JSON object of a [`ServerMessage`], as the `ServerFrame` that
+/// carries request `id`: the requester's copy without encoding a snapshot a second time.
+fn with_id(message: &str, id: &RequestId) -> String {
+    // A frame is its message's fields with `id` beside them (`#[serde(flatten)]`), so
+    // the object gains one field in front.
+    match message.strip_prefix('{') {
+        Some("}") => format!("{{\"id\":{}}}", encode(id)),
+        Some(rest) => format!("{{\"id\":{},{rest}", encode(id)),
+        // Every message encodes to an object (its `type` tag is a field of it).
+        None => message.to_owned(),
     }
-    text.push_str(rest);
-    text
 }
 
 impl Audience {
@@ -95,8 +81,7 @@ impl Audience {
 
     /// As [`Audience::sync`] after a request that cannot change who is in the room or
     /// through which connection (anything but joining and leaving): only the requester's
-    /// connection may be new, and then only if the table already counts it. Every move
-    /// comes this way; the whole roster is not walked for it.
+    /// connection may be new, and then only if the table already counts it.
     pub(super) fn arrive(&mut self, table: &Table, member: &Member) {
         self.take_connection(table, member);
         debug_assert!(
@@ -121,32 +106,30 @@ impl Audience {
 
     /// Queues `message` to everybody; the requester's copy carries its request id when
     /// it has one. Returns the members whose connection could not take it.
-    pub(super) fn broadcast(&self, message: ServerMessage, requester: Requester) -> Vec<SessionId> {
-        self.broadcast_text(encode_message(&message, 256), requester)
-    }
-
-    /// As [`Audience::broadcast`], with the message already encoded as `text` (a
-    /// snapshot the table wrote).
-    pub(super) fn broadcast_text(&self, text: String, requester: Requester) -> Vec<SessionId> {
-        let encoded = Encoded::text(text, &requester);
+    pub(super) fn broadcast(
+        &self,
+        message: &ServerMessage,
+        requester: Requester,
+    ) -> Vec<SessionId> {
+        let encoded = Encoded::new(message, &requester);
         self.deliver(|session, _| encoded.for_session(session))
     }
 
-    /// Queues a move to everybody: the `moved` text to protocol 2 connections, and the
-    /// snapshot text that `full` writes (only if somebody needs it) to protocol 1
-    /// connections. As [`Audience::broadcast`] otherwise.
+    /// Queues a move to everybody: `moved` to protocol 2 connections, and the snapshot
+    /// that `full` gives (made only if somebody needs it) to protocol 1 connections. As
+    /// [`Audience::broadcast`] otherwise.
     pub(super) fn broadcast_move(
         &self,
-        moved: String,
-        full: impl FnOnce() -> String,
+        moved: &ServerMessage,
+        full: impl FnOnce() -> ServerMessage,
         requester: Requester,
     ) -> Vec<SessionId> {
-        let lean = Encoded::text(moved, &requester);
+        let lean = Encoded::new(moved, &requester);
         let full = self
             .peers
             .values()
             .any(|peer| !peer.lean())
-            .then(|| Encoded::text(full(), &requester));
+            .then(|| Encoded::new(&full(), &requester));
         self.deliver(|session, peer| match &full {
             Some(full) if !peer.lean() => full.for_session(session),
             _ => lean.for_session(session),
@@ -158,10 +141,7 @@ impl Audience {
     fn deliver(&self, text_for: impl Fn(SessionId, &Peer) -> Utf8Bytes) -> Vec<SessionId> {
         let mut dropped = Vec::new();
         for (session, peer) in &self.peers {
-            if peer
-                .send_raw(Message::Text(text_for(*session, peer)))
-                .is_err()
-            {
+            if peer.send_text(text_for(*session, peer)).is_err() {
                 dropped.push(*session);
             }
         }
@@ -180,23 +160,6 @@ impl Audience {
             .get(&session)
             .is_none_or(|peer| peer.send(message, id).is_ok())
     }
-
-    /// As [`Audience::send_to`], with the message already encoded as `text`.
-    pub(super) fn send_text_to(
-        &self,
-        session: SessionId,
-        text: String,
-        id: Option<RequestId>,
-    ) -> bool {
-        let Some(peer) = self.peers.get(&session) else {
-            return true;
-        };
-        let text = match id {
-            Some(id) => with_id(&text, &id),
-            None => text,
-        };
-        peer.send_raw(Message::Text(text.into())).is_ok()
-    }
 }
 
 #[cfg(test)]
@@ -207,16 +170,19 @@ mod tests {
 
     #[test]
     fn the_requesters_copy_is_the_frame_with_its_id() {
-        let message = ServerMessage::Left { room: "abc".into() };
-        let common = encode(&ServerFrame::from(message.clone()));
-        for id in [RequestId::Number(7), RequestId::Text("a\"b".into())] {
-            let spliced = decode_server(&with_id(&common, &id)).expect("decodes");
-            let expected = ServerFrame {
-                message: message.clone(),
-                id: Some(id),
-            };
-            assert_eq!(spliced, expected);
+        for message in [
+            ServerMessage::Left { room: "abc".into() },
+            ServerMessage::Rooms { rooms: Vec::new() },
+        ] {
+            let common = encode(&message);
+            for id in [RequestId::Number(7), RequestId::Text("a\"b".into())] {
+                let spliced = decode_server(&with_id(&common, &id)).expect("decodes");
+                let expected = ServerFrame {
+                    message: message.clone(),
+                    id: Some(id),
+                };
+                assert_eq!(spliced, expected);
+            }
         }
-        assert_eq!(with_id("{}", &RequestId::Number(1)), r#"{"id":1}"#);
     }
 }

@@ -10,8 +10,10 @@
 //! A room sees the rest of the server only through its [`Context`], so it does not
 //! depend on the server's shared state (which holds the room directory).
 
-mod actor;
 mod fanout;
+pub(crate) mod lobby;
+pub(crate) mod spec;
+mod state;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -23,17 +25,17 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use self::actor::RoomActor;
+use self::state::Room;
 use self::table::{Arrival, Table};
 pub(crate) use self::table::{Request, RestoreError};
-use crate::ai_worker::AiPool;
+use crate::ai::AiPool;
 use crate::config::Config;
-use crate::lobby::Lobby;
-use crate::peer::{Attachment, Peer};
+use crate::net::{Attachment, Peer};
 use crate::refusal::Refusal;
-use crate::room_spec::RoomSpec;
-use crate::saved::SavedRoom;
+use crate::room::lobby::Lobby;
+use crate::room::spec::RoomSpec;
 use crate::store::Store;
+use crate::store::saved::SavedRoom;
 
 /// The directory of open rooms.
 pub(crate) type Directory = Lobby<RoomHandle>;
@@ -101,7 +103,7 @@ struct Shared {
     id: OnceLock<RoomId>,
     /// The room and its span (what the room logs names it, whichever task runs it),
     /// until its task closes it.
-    room: Mutex<Option<(RoomActor, tracing::Span)>>,
+    room: Mutex<Option<(Room, tracing::Span)>>,
     /// Tells the room's task that the room may have been deserted or filled again, so
     /// that it sets its timer anew.
     changed: tokio::sync::Notify,
@@ -119,7 +121,7 @@ impl Shared {
     /// Runs `f` on the open room in its span, and tells the room's task if `f` changed
     /// whether the room is deserted; `None` if the room has closed (or a panic while it
     /// was locked left it unusable, which closes it).
-    fn with_room<T>(&self, f: impl FnOnce(&mut RoomActor) -> T) -> Option<T> {
+    fn with_room<T>(&self, f: impl FnOnce(&mut Room) -> T) -> Option<T> {
         let mut room = self.room.lock().ok()?;
         let (room, span) = room.as_mut()?;
         let _entered = span.enter();
@@ -133,7 +135,7 @@ impl Shared {
     }
 
     /// Takes the room out for its task to close it; `None` if it is gone already.
-    fn close(&self) -> Option<RoomActor> {
+    fn close(&self) -> Option<Room> {
         self.room.lock().ok()?.take().map(|(room, _)| room)
     }
 }
@@ -157,43 +159,21 @@ impl RoomHandle {
             .unwrap_or_else(|| RoomId(String::new()))
     }
 
-    /// Sends a request from `member`; on success the room has already queued its answer
-    /// (a snapshot or chat line carrying `id`) to the requester, except for `Leave`,
-    /// whose `left` the caller sends.
+    /// Runs a request from `member` under the room's lock; on success the room has
+    /// already queued its answer (a snapshot or chat line carrying `id`) to the requester,
+    /// except for `Leave`, whose `left` the caller sends.
     ///
     /// # Errors
-    /// The room's refusal, or `unknown_room` if the room has closed. (The tests' way in;
-    /// connections use [`RoomHandle::try_request`].)
-    #[cfg(test)]
-    pub(crate) async fn request(
-        &self,
-        member: Member,
-        id: Option<RequestId>,
-        request: Request,
-    ) -> Result<(), Refusal> {
-        self.try_request(&member, id, request)
-            .unwrap_or_else(|_| Err(Refusal::unknown_room(&self.id())))
-    }
-
-    /// As [`RoomHandle::request`], except that if the room has closed the request comes
-    /// back untouched (`Err`), for the caller to take to whichever room has the id now.
-    pub(crate) fn try_request(
+    /// The room's refusal, or `unknown_room` if the room has closed.
+    pub(crate) fn request(
         &self,
         member: &Member,
         id: Option<RequestId>,
         request: Request,
-    ) -> Result<Result<(), Refusal>, Request> {
-        let mut request = Some(request);
+    ) -> Result<(), Refusal> {
         self.shared
-            .with_room(|room| {
-                let request = request.take().expect("the room runs the request once");
-                room.request(member, id, request)
-            })
-            .ok_or_else(|| {
-                request
-                    .take()
-                    .expect("a closed room never took the request")
-            })
+            .with_room(|room| room.request(member, id, request))
+            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id())))
     }
 
     /// Re-attaches a resumed session; the room sends it a snapshot. False if the session
@@ -242,8 +222,8 @@ pub(crate) fn open(
         .map(|handle| handle.id())
         .map_err(|cap| Refusal::new(ErrorCode::TooManyRooms, cap.to_string()))?;
     let first = Some((creator.session, id));
-    let actor = RoomActor::new(room_id.clone(), spec, creator, context.clone());
-    let span = start(&mut slot, actor, first, RoomActor::log_opened);
+    let actor = Room::new(room_id.clone(), spec, creator, context.clone());
+    let span = start(&mut slot, actor, first, Room::log_opened);
     drop(slot);
     spawn(context, shared, span);
     Ok(room_id)
@@ -295,8 +275,8 @@ pub(crate) fn restore(
     {
         return Err(NotRestored::Taken);
     }
-    let actor = RoomActor::restored(table, context.clone());
-    let span = start(&mut slot, actor, None, RoomActor::log_restored);
+    let actor = Room::restored(table, context.clone());
+    let span = start(&mut slot, actor, None, Room::log_restored);
     drop(slot);
     spawn(context, shared, span);
     Ok(seated)
@@ -305,10 +285,10 @@ pub(crate) fn restore(
 /// Puts `actor` in its place in `slot` and sends the first snapshot (to `first`, with its
 /// request id); returns the room's span.
 fn start(
-    slot: &mut Option<(RoomActor, tracing::Span)>,
-    mut actor: RoomActor,
+    slot: &mut Option<(Room, tracing::Span)>,
+    mut actor: Room,
     first: Option<(SessionId, Option<RequestId>)>,
-    log: fn(&RoomActor),
+    log: fn(&Room),
 ) -> tracing::Span {
     // A room outlives the connection that opened it: its span stands alone.
     let span = tracing::info_span!(parent: None, "room", id = %actor.id());
@@ -326,6 +306,6 @@ fn start(
 fn spawn(context: &Context, shared: Arc<Shared>, span: tracing::Span) {
     let run = context
         .tracker
-        .track_future(actor::run(shared).instrument(span));
+        .track_future(state::run(shared).instrument(span));
     context.rooms.spawn(run);
 }

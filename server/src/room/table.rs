@@ -22,18 +22,18 @@ use foldhash::HashMap;
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
     ErrorCode, GameId, GameStatus, Level, Mark, RequestId, RoomId, SeatChoice, SeatRequest,
-    SessionId, StatusView,
+    SessionId,
 };
 
 pub(crate) use self::ai::AiAnswer;
 pub(crate) use self::analysis::{AnalysisStart, Reply};
 pub(crate) use self::persist::RestoreError;
-use crate::ai_worker::JobId;
-use crate::peer::Attachment;
+use crate::ai::JobId;
+use crate::net::Attachment;
 use crate::refusal::Refusal;
-use crate::room_spec::RoomSpec;
-use crate::saved::CHAT_TAIL;
-use crate::snapshot;
+use crate::room::spec::RoomSpec;
+use crate::snapshot::{self, StatusView};
+use crate::store::saved::CHAT_TAIL;
 use crate::text;
 
 /// A session as it enters (or acts in) a room from one connection.

@@ -9,17 +9,17 @@ use inarow_protocol::{
     ByeReason, ErrorCode, GameStatus, Level, Mark, MoveEvent, Occupant, RequestId, RoomSnapshot,
     SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage, SessionId, decode_server,
 };
-use tokio_tungstenite::tungstenite::Message;
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::*;
-use crate::ai_worker::AiPool;
+use crate::ai::AiPool;
 use crate::config::Config;
-use crate::lobby::Lobby;
-use crate::outbox;
-use crate::peer::{Attachment, Kick, Peer};
+use crate::net::{Attachment, Kick, Peer};
+use crate::room::lobby::Lobby;
 use crate::store::{DataLocation, Store};
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -41,13 +41,13 @@ fn server(config: Config) -> Context {
 /// A session with a connection whose queue the test reads.
 struct Person {
     member: Member,
-    queue: outbox::Receiver,
+    queue: mpsc::Receiver<Utf8Bytes>,
     kick: Arc<Kick>,
 }
 
 impl Person {
     fn new(name: &str, attachment: u64, capacity: usize) -> Person {
-        let (tx, queue) = outbox::channel(capacity);
+        let (tx, queue) = mpsc::channel(capacity);
         let kick = Arc::new(Kick::default());
         Person {
             member: Member {
@@ -74,10 +74,8 @@ impl Person {
         let message = tokio::time::timeout(WAIT, self.queue.recv())
             .await
             .expect("a frame within the timeout");
-        match message {
-            Message::Text(text) => decode_server(text.as_str()).expect("valid server frame"),
-            other => panic!("expected text, got {other:?}"),
-        }
+        let text = message.expect("the queue stays open while the test holds a sender");
+        decode_server(text.as_str()).expect("valid server frame")
     }
 
     async fn snapshot(&mut self) -> RoomSnapshot {
@@ -90,7 +88,7 @@ impl Person {
     /// The last snapshot queued (waiting for one if none is).
     async fn latest(&mut self) -> RoomSnapshot {
         let mut last = self.snapshot().await;
-        while let Some(Message::Text(t)) = self.queue.try_recv() {
+        while let Ok(t) = self.queue.try_recv() {
             if let ServerMessage::Room { room } = decode_server(t.as_str()).expect("valid").message
             {
                 last = *room;
@@ -100,7 +98,7 @@ impl Person {
     }
 
     fn nothing_queued(&mut self) -> bool {
-        self.queue.try_recv().is_none()
+        self.queue.try_recv().is_err()
     }
 }
 
@@ -127,12 +125,12 @@ async fn play(room: &RoomHandle, who: &Person, ply: u32, mv: &str) -> Result<(),
         ply,
         mv: mv.to_owned(),
     };
-    room.request(who.member.clone(), None, request).await
+    room.request(&who.member, None, request)
 }
 
 async fn join(room: &RoomHandle, who: &Person, seat: Option<SeatChoice>) -> Result<(), Refusal> {
     let request = Request::Join { seat };
-    room.request(who.member.clone(), None, request).await
+    room.request(&who.member, None, request)
 }
 
 #[tokio::test]
@@ -170,10 +168,7 @@ async fn seats_are_taken_in_the_documented_order() {
     assert_eq!(s.seq, 3);
     assert_eq!(ann.snapshot().await, s);
 
-    assert_eq!(
-        code(room.request(bob.member.clone(), None, Request::Leave).await),
-        None
-    );
+    assert_eq!(code(room.request(&bob.member, None, Request::Leave)), None);
     let s = ann.snapshot().await;
     assert!(matches!(s.seats[1].occupant, Occupant::Empty));
     assert_eq!(s.status, GameStatus::Waiting);
@@ -182,7 +177,7 @@ async fn seats_are_taken_in_the_documented_order() {
         Some(ErrorCode::AlreadySeated)
     );
     assert_eq!(
-        code(room.request(bob.member.clone(), None, Request::Leave).await),
+        code(room.request(&bob.member, None, Request::Leave)),
         Some(ErrorCode::NotInRoom)
     );
 
@@ -257,7 +252,7 @@ async fn play_checks_its_refusals_in_order_and_refusals_change_nothing() {
     );
     // Bob saw the same events in the same order.
     let mut seen = Vec::new();
-    while let Some(Message::Text(t)) = bob.queue.try_recv() {
+    while let Ok(t) = bob.queue.try_recv() {
         seen.push(decode_server(t.as_str()).expect("valid"));
     }
     let last = seen.last().expect("bob got snapshots");
@@ -285,8 +280,7 @@ async fn protocol_2_gets_moved_protocol_1_the_snapshot_with_the_same_seq() {
         mv: "b2".into(),
     };
     let id = Some(RequestId::Number(5));
-    room.request(ann.member.clone(), id.clone(), request)
-        .await
+    room.request(&ann.member, id.clone(), request)
         .expect("legal");
     let moved = ann.frame().await;
     assert_eq!(moved.id, id, "the mover's copy answers its play");
@@ -311,20 +305,15 @@ async fn protocol_2_gets_moved_protocol_1_the_snapshot_with_the_same_seq() {
     assert_eq!((after.seq, after.ply), (before.seq + 1, 1));
 
     // `sync` answers the requester alone with the current snapshot and seq.
-    room.request(
-        ann.member.clone(),
-        Some(RequestId::Number(6)),
-        Request::Sync,
-    )
-    .await
-    .expect("a member may sync");
+    room.request(&ann.member, Some(RequestId::Number(6)), Request::Sync)
+        .expect("a member may sync");
     let synced = ann.frame().await;
     assert_eq!(synced.id, Some(RequestId::Number(6)));
     assert!(matches!(&synced.message, ServerMessage::Room { room } if *room == after));
     assert!(bob.nothing_queued(), "a sync is no event");
     let cy = Person::new("cy", 3, 64);
     assert_eq!(
-        code(room.request(cy.member.clone(), None, Request::Sync).await),
+        code(room.request(&cy.member, None, Request::Sync)),
         Some(ErrorCode::NotInRoom)
     );
 }
@@ -339,10 +328,7 @@ async fn a_rematch_swaps_the_seats_once_both_players_ask() {
         .await
         .expect("bob sits");
     assert_eq!(
-        code(
-            room.request(ann.member.clone(), None, Request::Rematch)
-                .await
-        ),
+        code(room.request(&ann.member, None, Request::Rematch)),
         Some(ErrorCode::GameInProgress)
     );
     for (ply, (who, mv)) in [
@@ -359,16 +345,10 @@ async fn a_rematch_swaps_the_seats_once_both_players_ask() {
             .await
             .expect("legal");
     }
-    room.request(ann.member.clone(), None, Request::Rematch)
-        .await
+    room.request(&ann.member, None, Request::Rematch)
         .expect("rematch");
-    room.request(
-        bob.member.clone(),
-        Some(RequestId::Number(5)),
-        Request::Rematch,
-    )
-    .await
-    .expect("rematch");
+    room.request(&bob.member, Some(RequestId::Number(5)), Request::Rematch)
+        .expect("rematch");
     let last = ann.latest().await;
     assert_eq!(last.game, 2);
     assert_eq!(last.ply, 0);
@@ -441,14 +421,9 @@ async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
     assert_eq!(state.lobby.len(), 0);
     // A handle kept from before finds no room.
     assert_eq!(
-        code(room.request(ann.member.clone(), None, Request::Sync).await),
+        code(room.request(&ann.member, None, Request::Sync)),
         Some(ErrorCode::UnknownRoom)
     );
-    // ...and gives the request back, for the connection to take to the lobby.
-    assert!(matches!(
-        room.try_request(&ann.member, None, Request::Sync),
-        Err(Request::Sync)
-    ));
     assert!(!room.resume(ann.member.clone()).await);
 }
 
@@ -463,17 +438,10 @@ async fn an_analysis_goes_to_the_spectator_who_asked_and_nobody_else() {
     ann.snapshot().await;
     cy.snapshot().await;
     // A player may not ask while the game is on in a room without hints.
-    let refused = room
-        .request(ann.member.clone(), None, Request::Analyze)
-        .await;
+    let refused = room.request(&ann.member, None, Request::Analyze);
     assert_eq!(code(refused), Some(ErrorCode::HintsOff));
-    room.request(
-        cy.member.clone(),
-        Some(RequestId::Number(4)),
-        Request::Analyze,
-    )
-    .await
-    .expect("a spectator may ask");
+    room.request(&cy.member, Some(RequestId::Number(4)), Request::Analyze)
+        .expect("a spectator may ask");
     let answer = cy.frame().await;
     assert_eq!(answer.id, Some(RequestId::Number(4)));
     let ServerMessage::Analysis {
@@ -490,8 +458,7 @@ async fn an_analysis_goes_to_the_spectator_who_asked_and_nobody_else() {
         "{moves:?}"
     );
     // Only the requester gets it: sync with ann to be sure nothing came before.
-    room.request(ann.member.clone(), None, Request::Sync)
-        .await
+    room.request(&ann.member, None, Request::Sync)
         .expect("sync");
     assert!(matches!(
         ann.frame().await.message,

@@ -3,7 +3,7 @@
 
 use inarow_protocol::{
     GameId, GameStatus, GameSummary, Level, Mark, OpponentTally, PlayedMove, PlayerRecord,
-    PlayerRef, RoomId, Rules, Tally, push_json_str,
+    PlayerRef, RoomId, Rules, Tally,
 };
 use rusqlite::types::{Type, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, params};
@@ -304,9 +304,8 @@ pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
 /// A game's moves as the text of its `moves` column, written one move at a time: a JSON
 /// array with one `[move, cell, by, ms]` array per move, in order, written compactly so
 /// that it is exactly the text migration 3's `json_group_array(json_array(..))` made of
-/// the moves table (serde_json's escaping, which `push_json_str` follows, is SQLite's
-/// `json_quote`'s: tested). Built by hand into one string: this runs for every game that
-/// ends, and going through `serde_json::Value` would allocate for every move.
+/// the moves table (serde_json's escaping of each string is SQLite's `json_quote`'s:
+/// tested).
 pub(crate) struct MovesJson {
     out: String,
 }
@@ -329,14 +328,15 @@ impl MovesJson {
             out.push(',');
         }
         out.push('[');
-        push_json_str(out, mv);
+        // A string always encodes.
+        out.push_str(&serde_json::to_string(mv).unwrap_or_default());
         out.push(',');
-        push_json_str(out, cell);
+        out.push_str(&serde_json::to_string(cell).unwrap_or_default());
         out.push_str(match by {
             Mark::X => ",\"X\",",
             Mark::O => ",\"O\",",
         });
-        out.push_str(itoa::Buffer::new().format(ms));
+        out.push_str(&ms.to_string());
         out.push(']');
     }
 

@@ -14,7 +14,7 @@ use inarow_protocol::{RoomId, SessionId};
 use rusqlite::{Connection, params};
 
 use super::{StoreError, execute};
-use crate::saved::{SavedChat, SavedMove, SavedRoom, SessionRecord, TableRecord};
+use crate::store::saved::{SavedChat, SavedMove, SavedRoom, SessionRecord, TableRecord};
 
 /// A write about a live room or session.
 #[derive(Debug)]
@@ -53,7 +53,7 @@ pub(crate) enum LiveWrite {
 }
 
 /// Chat lines kept per room.
-const CHAT_KEPT: usize = crate::saved::CHAT_TAIL;
+const CHAT_KEPT: usize = crate::store::saved::CHAT_TAIL;
 
 /// A session as read back: its record and when its grace runs out (`None`: it was
 /// connected when last written).
@@ -369,7 +369,7 @@ mod tests {
     use rusqlite::TransactionBehavior;
 
     use super::*;
-    use crate::saved::SavedSeat;
+    use crate::store::saved::SavedSeat;
 
     fn database() -> Connection {
         let mut conn = Connection::open_in_memory().expect("an in-memory database");

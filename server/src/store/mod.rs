@@ -14,6 +14,7 @@
 
 mod games;
 mod live;
+pub(crate) mod saved;
 mod schema;
 mod writer;
 

@@ -295,7 +295,6 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
         .map_or_else(|| inarow_server::log_filter("info"), Ok)?;
     tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_timer(inarow_server::LogTime)
         .with_ansi(false)
         .with_writer(std::io::sink)
         .init();

@@ -7,7 +7,7 @@ use inarow_engine::{Ai, Move, Position};
 use inarow_protocol::{Level, Mark};
 
 use super::{AiPlayer, Seat, Table, seat_index};
-use crate::ai_worker::JobId;
+use crate::ai::JobId;
 use crate::snapshot;
 
 /// The AI job the room waits for: which seat asked, in which game, at which ply.

@@ -11,7 +11,7 @@ use inarow_engine::{Ai, Analysis, Level, Position};
 use inarow_protocol::{ErrorCode, RequestId, ServerMessage, SessionId};
 
 use super::{Outcome, Table};
-use crate::ai_worker::JobId;
+use crate::ai::JobId;
 use crate::refusal::Refusal;
 use crate::snapshot;
 

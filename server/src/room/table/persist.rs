@@ -15,8 +15,8 @@ use inarow_protocol::Mark;
 
 use super::record::GameClock;
 use super::{ChatLine, Member, Seat, Table, ai, seat_index};
-use crate::saved::{CHAT_TAIL, SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
 use crate::snapshot;
+use crate::store::saved::{CHAT_TAIL, SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
 
 /// How far a restored room's `seq` jumps past the last one saved. After a crash the
 /// events of the last moments before it may be lost; a client that saw them would take

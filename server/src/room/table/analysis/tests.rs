@@ -11,9 +11,9 @@ use uuid::Uuid;
 
 use super::super::{Arrival, Outcome, Request, Table};
 use super::{AnalysisStart, Reply};
-use crate::peer::Attachment;
+use crate::net::Attachment;
 use crate::refusal::Refusal;
-use crate::room_spec::RoomSpec;
+use crate::room::spec::RoomSpec;
 
 fn person(name: &str, attachment: u64) -> Arrival {
     Arrival {

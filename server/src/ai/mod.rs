@@ -8,7 +8,7 @@
 //! full searches; AI seats' go before analyses', and then the smallest board first, so a
 //! tic-tac-toe reply does not queue behind gomoku probes either. A job the probe cannot settle waits in its priority
 //! class (AI seats before analysis), where rooms are served round-robin, for one of
-//! `workers` search slots (the gates are in `gate`). Its search gets the configured budget scaled by `workers / waiting` when more
+//! `workers` search slots (the gates are in `slots`). Its search gets the configured budget scaled by `workers / waiting` when more
 //! seats wait than there are workers (but at least [`MIN_SHARE`]), so that a seat waits
 //! about one budget for its turn and at most about two overall; a running search is cut
 //! short (through its cancel flag, which makes the engine answer its best move so far)
@@ -20,7 +20,7 @@
 //! Jobs are tagged so that a room can ignore a stale answer; the room cancels a job by
 //! its flag.
 
-mod gate;
+mod slots;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use self::gate::{Gate, Rotation, Smallest};
+use self::slots::{Gate, Rotation, Smallest};
 
 /// Nodes a probe may search. A search that ends below it finished on its own (proven, or
 /// at its level's depth) and its move stands; one that reaches it is cut, and the job

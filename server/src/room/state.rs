@@ -15,7 +15,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use inarow_protocol::{GameId, Mark, RequestId, RoomId, ServerMessage, SessionId, StatusView};
+use inarow_protocol::{GameId, Mark, RequestId, RoomId, ServerMessage, SessionId};
+
+use crate::snapshot::StatusView;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -23,11 +25,11 @@ use tokio_util::sync::CancellationToken;
 use super::fanout::{Audience, Requester};
 use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Request, Table};
 use super::{Context, Member, Shared};
-use crate::ai_worker::{AiDone, AiJob, JobId, Priority};
+use crate::ai::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
-use crate::peer::Attachment;
+use crate::net::Attachment;
 use crate::refusal::Refusal;
-use crate::room_spec::RoomSpec;
+use crate::room::spec::RoomSpec;
 use crate::store::LiveWrite;
 
 /// Why a room stops when the server shuts down.
@@ -39,7 +41,7 @@ use crate::store::Write;
 const AI_ANSWERS: usize = 8;
 
 /// Everything about one room, behind the room's lock (`super::Shared`).
-pub(super) struct RoomActor {
+pub(super) struct Room {
     table: Table,
     /// The connections of the members the table counts as connected.
     audience: Audience,
@@ -59,14 +61,14 @@ pub(super) struct RoomActor {
     context: Context,
 }
 
-impl RoomActor {
+impl Room {
     /// A new room; nothing is sent until it is started (`super::open`).
-    pub(super) fn new(id: RoomId, spec: RoomSpec, creator: Member, context: Context) -> RoomActor {
+    pub(super) fn new(id: RoomId, spec: RoomSpec, creator: Member, context: Context) -> Room {
         let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
         let table = Table::new(id, spec, creator.arrival(), context.config.max_chat_chars);
         let mut audience = Audience::default();
         audience.sync(&table, Some(&creator));
-        RoomActor {
+        Room {
             table,
             audience,
             running_ai: Running::default(),
@@ -81,9 +83,9 @@ impl RoomActor {
     }
 
     /// A room restored after a restart; nobody is connected yet.
-    pub(super) fn restored(table: Table, context: Context) -> RoomActor {
+    pub(super) fn restored(table: Table, context: Context) -> Room {
         let (ai_done_tx, ai_done_rx) = mpsc::channel(AI_ANSWERS);
-        RoomActor {
+        Room {
             creator: table.creator(),
             table,
             audience: Audience::default(),
@@ -205,7 +207,7 @@ impl RoomActor {
                     seat: line.seat,
                     text: line.text,
                 };
-                let dropped = self.audience.broadcast(message, Some((session, id)));
+                let dropped = self.audience.broadcast(&message, Some((session, id)));
                 self.checkpoint(|t| {
                     let line = t.last_chat()?;
                     Some(LiveWrite::Chat {
@@ -289,7 +291,7 @@ impl RoomActor {
         }
     }
 
-    /// After a move: as [`RoomActor::after_change`], but everybody gets the move rather
+    /// After a move: as [`Room::after_change`], but everybody gets the move rather
     /// than a whole snapshot (protocol 1 connections still get the snapshot). A move that
     /// ends the game is followed by a snapshot showing `last_game`, which a `moved` event
     /// cannot carry.
@@ -310,7 +312,7 @@ impl RoomActor {
         let table = &self.table;
         let dropped = self
             .audience
-            .broadcast_move(moved, || table.room_text(), requester);
+            .broadcast_move(&moved, || table.room(), requester);
         // One appended row per move, never the whole room.
         self.checkpoint(|t| {
             let mv = t.last_move()?;
@@ -363,10 +365,10 @@ impl RoomActor {
     /// repeats until everyone took it.
     fn broadcast(&mut self, mut requester: Requester) {
         loop {
-            let text = self.table.next_room_text();
+            let room = self.table.next_room();
             // The lobby first: a member who saw the event may list the rooms at once.
             self.publish();
-            let dropped = self.audience.broadcast_text(text, requester.take());
+            let dropped = self.audience.broadcast(&room, requester.take());
             if dropped.is_empty() {
                 return;
             }
@@ -376,8 +378,8 @@ impl RoomActor {
 
     /// Sends the current snapshot to one member (nothing changed for the others).
     fn send_snapshot_to(&mut self, session: SessionId, id: Option<RequestId>) {
-        let text = self.table.room_text();
-        if !self.audience.send_text_to(session, text, id) {
+        let room = self.table.room();
+        if !self.audience.send_to(session, room, id) {
             self.drop_connections(vec![session]);
             self.after_change(None);
         }

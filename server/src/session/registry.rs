@@ -23,9 +23,9 @@ use subtle::ConstantTimeEq;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
-use crate::admission::AddressKey;
-use crate::peer::{Attachment, Kick};
-pub(crate) use crate::saved::SessionRecord;
+use crate::net::admission::AddressKey;
+use crate::net::{Attachment, Kick};
+pub(crate) use crate::store::saved::SessionRecord;
 
 /// Bytes of a token's selector (its first 16 hex digits).
 const SELECTOR_BYTES: usize = 8;

@@ -202,7 +202,7 @@ fn ai_work_runs_idle() {
 
 #[test]
 fn probes_serve_seats_before_analyses_then_the_smallest_board() {
-    use super::gate::{Line, Smallest};
+    use super::slots::{Line, Smallest};
     let mut line = Smallest::default();
     let mut woken = Vec::new();
     for (ticket, key) in [

@@ -9,10 +9,10 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use super::admission::{Admission, Turnaway};
+use super::http;
 use crate::ServerError;
-use crate::admission::{Admission, Turnaway};
 use crate::config::Config;
-use crate::http;
 use crate::state::ServerState;
 use crate::store::Store;
 

@@ -24,8 +24,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tracing::Instrument;
 
-use crate::admission::Admission;
-use crate::connection;
+use super::admission::Admission;
+use super::connection;
 use crate::metrics;
 use crate::state::ServerState;
 
@@ -46,32 +46,32 @@ const ASSETS: &[Asset] = &[
     Asset {
         path: "/",
         content_type: "text/html; charset=utf-8",
-        body: include_bytes!("../web/index.html"),
+        body: include_bytes!("../../web/index.html"),
     },
     Asset {
         path: "/style.css",
         content_type: "text/css; charset=utf-8",
-        body: include_bytes!("../web/style.css"),
+        body: include_bytes!("../../web/style.css"),
     },
     Asset {
         path: "/app.js",
         content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../web/app.js"),
+        body: include_bytes!("../../web/app.js"),
     },
     Asset {
         path: "/net.js",
         content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../web/net.js"),
+        body: include_bytes!("../../web/net.js"),
     },
     Asset {
         path: "/game.js",
         content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../web/game.js"),
+        body: include_bytes!("../../web/game.js"),
     },
     Asset {
         path: "/favicon.svg",
         content_type: "image/svg+xml",
-        body: include_bytes!("../web/favicon.svg"),
+        body: include_bytes!("../../web/favicon.svg"),
     },
 ];
 
@@ -97,8 +97,8 @@ pub(crate) async fn serve(
     );
     let open = metrics::connection_opened();
     // Each branch's future is boxed: this task is spawned for every socket and holds the
-    // largest of its states inline, and the TLS one (handshake, then HTTP over TLS) made
-    // that 17.5 KiB for every plain connection too.
+    // largest of its states inline, and the TLS one (handshake, then HTTP over TLS) is
+    // much larger than the plain one.
     async move {
         let Some(tls) = state.config.tls.clone() else {
             return Box::pin(serve_http(socket, addr, state, admission, open)).await;
@@ -131,16 +131,15 @@ async fn serve_http<IO>(
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     // A separate future, finished before the WebSocket's begins: the HTTP connection's
-    // state is not kept beside the WebSocket's for the connection's whole life (about
-    // 6 KiB per connection when it was).
+    // state is not kept beside the WebSocket's for the connection's whole life.
     let full = matches!(admission, Admission::Refused(_));
     let Some(pending) = http_until_upgrade(io, &state, full).await else {
         return;
     };
     match tokio::time::timeout(state.config.handshake_timeout, pending).await {
-        // The socket itself rather than hyper's `Upgraded`, which goes through a boxed
-        // trait object and a rewind buffer on every read and write; the bytes hyper read
-        // past the request go to the WebSocket first.
+        // The socket itself rather than hyper's `Upgraded` (a boxed trait object with a
+        // rewind buffer); the bytes hyper read past the request go to the WebSocket
+        // first.
         Ok(Ok(upgraded)) => match upgraded.downcast::<TokioIo<IO>>() {
             Ok(parts) => {
                 // Copied out and dropped here: the bytes share hyper's whole read buffer,
@@ -160,12 +159,10 @@ async fn serve_http<IO>(
     }
 }
 
-/// Serves the upgraded `socket` (`connection::start`), in the connection's span. An admitted
-/// one is a task of its own, which this task's end leaves behind: its future is then the
-/// WebSocket's state alone, where it was nested in this task's (its span, the TLS choice,
-/// the boxed HTTP phase), and with a thousand connections each layer polled on the way
-/// in was a cache line gone cold since the connection's last turn. A refused one is told
-/// why from here, within the refusals' own limit.
+/// Serves the upgraded `socket` ([`connection::serve`]) in the connection's span: an
+/// admitted one as a task of its own, so that this task's HTTP state does not stay
+/// beside it for the connection's life; a refused one is told why from here, within
+/// the refusals' own limit.
 async fn websocket<S>(
     socket: S,
     read: Vec<u8>,
@@ -179,7 +176,7 @@ async fn websocket<S>(
     let admitted = matches!(admission, Admission::Admitted { .. });
     let tracker = state.tracker.clone();
     let span = tracing::Span::current();
-    let connection = connection::start(socket, read, addr, state, admission, span, open).await;
+    let connection = connection::serve(socket, read, addr, state, admission, span, open);
     if admitted {
         tracker.spawn(connection);
     } else {

@@ -16,11 +16,11 @@ use inarow_protocol::{
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::peer::{Kick, Peer};
+use crate::net::{Kick, Peer};
 use crate::rate::{RateLimiter, RateVerdict};
 use crate::refusal::Refusal;
+use crate::room::spec::{CreateRoom, RoomSpec};
 use crate::room::{self, Member, Request};
-use crate::room_spec::{CreateRoom, RoomSpec};
 use crate::snapshot;
 use crate::state::ServerState;
 use crate::store::LiveWrite;
@@ -165,11 +165,8 @@ pub(crate) struct Handler {
     /// The peer's address, whose sessions are counted.
     ip: IpAddr,
     /// Set by `hello`: the session as its rooms know it (its id, the name `hello` gave,
-    /// this connection). Requests lend it to the room: a clone for each cost two reference
-    /// counts (the name's and the kick switch's), cold by the next move, up and down.
+    /// this connection), lent to the room with each request.
     member: Option<Member>,
-    /// The room of the last room request, and its handle (see `room_request`).
-    last_room: Option<(RoomId, room::RoomHandle)>,
 }
 
 impl Handler {
@@ -189,7 +186,6 @@ impl Handler {
             limiter,
             ip,
             member: None,
-            last_room: None,
         }
     }
 
@@ -199,11 +195,7 @@ impl Handler {
     }
 
     /// Handles one data frame (`None` for a binary one) if that needs no waiting, as a
-    /// move never does; hands back what does, for [`Handler::dispatch_waiting`]. Plain
-    /// calls rather than async ones: an async call keeps its arguments and locals in the
-    /// connection's future, memory gone cold since the connection's last turn, and writing
-    /// a frame and its request there cost several cache misses a move with a thousand
-    /// connections.
+    /// move never does; hands back what does, for [`Handler::dispatch_waiting`].
     pub(crate) fn take_frame(&mut self, text: Option<&str>) -> Step {
         let decoded = text.map(decode_client);
         let verdict = self.limiter.check(std::time::Instant::now());
@@ -251,7 +243,8 @@ impl Handler {
         let _ = self.peer.send(message, id);
     }
 
-    fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+    /// Queues an error answering request `id`.
+    pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
         self.send(
             ServerMessage::Error {
                 code,
@@ -435,34 +428,12 @@ impl Handler {
             .as_ref()
             .expect("room requests come only after hello, which sets the member");
         let session = member.session;
-        // The room this connection spoke to last is asked without the lobby, through the
-        // handle kept for it (borrowed, not cloned: no count to touch): a move then
-        // neither takes the lobby's lock nor reads its map, which with many rooms open
-        // was a cache miss on every move. If that room has closed since, the id may name
-        // a new room: the lobby says.
-        let cached = match &self.last_room {
-            Some((last, handle)) if *last == room => {
-                handle.try_request(member, id.clone(), request)
-            }
-            _ => Err(request),
+        let Some(handle) = state.lobby.get(&room) else {
+            state.sessions.exit(session, &room);
+            self.refuse(id, Refusal::unknown_room(&room));
+            return;
         };
-        let outcome = match cached {
-            Ok(outcome) => outcome,
-            Err(request) => {
-                let Some(handle) = state.lobby.get(&room) else {
-                    state.sessions.exit(session, &room);
-                    self.refuse(id, Refusal::unknown_room(&room));
-                    return;
-                };
-                match handle.try_request(member, id.clone(), request) {
-                    Ok(outcome) => {
-                        self.last_room = Some((room.clone(), handle));
-                        outcome
-                    }
-                    Err(_) => Err(Refusal::unknown_room(&room)),
-                }
-            }
-        };
+        let outcome = handle.request(member, id.clone(), request);
         match outcome {
             Ok(()) => match membership {
                 Some(true) => state.sessions.enter(session, &room),
