@@ -3,14 +3,16 @@
 //! run on the caller's task, and the room's own task handles AI answers, desertion and
 //! the shutdown.
 //!
+//! - here: the room's ways in and out: its [`RoomHandle`], through which requests reach
+//!   it, and its [`Audience`], the members' connections, to which each event goes out
+//!   encoded once per protocol version;
+//! - `state`: the room around its table (requests, AI jobs, events) and its task;
 //! - `table`: the game, seats, turns and rematches as a plain state machine (no tokio);
-//! - `actor`: the room around the table (requests, AI jobs, fan-out) and its task;
-//! - `fanout`: the members' connections, and one encoding per event.
+//! - `lobby`: the directory of open rooms; `spec`: a new room's validated settings.
 //!
 //! A room sees the rest of the server only through its [`Context`], so it does not
 //! depend on the server's shared state (which holds the room directory).
 
-mod fanout;
 pub(crate) mod lobby;
 pub(crate) mod spec;
 mod state;
@@ -20,7 +22,9 @@ mod tests;
 
 use std::sync::{Arc, Mutex, OnceLock};
 
-use inarow_protocol::{ErrorCode, RequestId, RoomId, SessionId};
+use foldhash::HashMap;
+use inarow_protocol::{ErrorCode, RequestId, RoomId, ServerMessage, SessionId, encode};
+use tokio_tungstenite::tungstenite::Utf8Bytes;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
@@ -84,13 +88,11 @@ impl Member {
 
 /// A cloneable handle on a room.
 ///
-/// Requests, resumes and departures run on the caller's task, under the room's lock: a
-/// move is played, and its events queued to every member, while the mover's connection
-/// still has everything it touched in cache, and that connection writes its own copy
-/// before it yields. (Through a mailbox, a move woke the room's task and then the
-/// mover's connection a second time; on a busy server each had gone cold by then, which
-/// cost more than the move itself.) The room's own task keeps what is not a request:
-/// AI answers, the desertion timer and the shutdown.
+/// Requests, resumes and departures run on the caller's task, under the room's lock (a
+/// std mutex, never held across an `.await`): a move is played and its events queued to
+/// every member in one step, without waking another task, and every member sees the
+/// room's events in one order. The room's own task keeps what is not a request: AI
+/// answers, the desertion timer and the shutdown.
 #[derive(Clone)]
 pub(crate) struct RoomHandle {
     /// One pointer: the lobby hands out a clone for every request.
@@ -308,4 +310,152 @@ fn spawn(context: &Context, shared: Arc<Shared>, span: tracing::Span) {
         .tracker
         .track_future(state::run(shared).instrument(span));
     context.rooms.spawn(run);
+}
+
+/// Who caused an event, and the id its copy must carry.
+pub(crate) type Requester = Option<(SessionId, Option<RequestId>)>;
+
+/// The connections through which a room reaches its members, kept in line with the
+/// table's record of who is connected under which attachment.
+#[derive(Default)]
+pub(crate) struct Audience {
+    peers: HashMap<SessionId, Peer>,
+}
+
+/// One message encoded once: the text everybody gets, and the requester's copy carrying
+/// its request id.
+struct Encoded {
+    common: Utf8Bytes,
+    own: Option<(SessionId, Utf8Bytes)>,
+}
+
+impl Encoded {
+    /// `message` encoded for everybody, and for the requester with its id.
+    fn new(message: &ServerMessage, requester: &Requester) -> Encoded {
+        let common = encode(message);
+        let own = match requester {
+            Some((session, Some(id))) => Some((*session, Utf8Bytes::from(with_id(&common, id)))),
+            _ => None,
+        };
+        Encoded {
+            common: Utf8Bytes::from(common),
+            own,
+        }
+    }
+
+    /// The text for `session`: a cheap clone of a shared buffer.
+    fn for_session(&self, session: SessionId) -> Utf8Bytes {
+        match &self.own {
+            Some((requester, text)) if *requester == session => text.clone(),
+            _ => self.common.clone(),
+        }
+    }
+}
+
+/// `message`, the encoded JSON object of a [`ServerMessage`], as the `ServerFrame` that
+/// carries request `id`: the requester's copy without encoding a snapshot a second time.
+fn with_id(message: &str, id: &RequestId) -> String {
+    // A frame is its message's fields with `id` beside them (`#[serde(flatten)]`), so
+    // the object gains one field in front.
+    match message.strip_prefix('{') {
+        Some("}") => format!("{{\"id\":{}}}", encode(id)),
+        Some(rest) => format!("{{\"id\":{},{rest}", encode(id)),
+        // Every message encodes to an object (its `type` tag is a field of it).
+        None => message.to_owned(),
+    }
+}
+
+impl Audience {
+    /// Brings the connections in line with `table` after it changed: `arrived`'s
+    /// connection is taken if the table attached it, and connections the table no longer
+    /// counts (members gone, connections replaced or dropped) are forgotten.
+    pub(crate) fn sync(&mut self, table: &Table, arrived: Option<&Member>) {
+        if let Some(member) = arrived {
+            self.take_connection(table, member);
+        }
+        self.peers
+            .retain(|session, peer| table.attachment_of(*session) == Some(peer.attachment));
+    }
+
+    /// As [`Audience::sync`] after a request that cannot change who is in the room or
+    /// through which connection (anything but joining and leaving): only the requester's
+    /// connection may be new, and then only if the table already counts it.
+    pub(crate) fn arrive(&mut self, table: &Table, member: &Member) {
+        self.take_connection(table, member);
+        debug_assert!(
+            self.peers
+                .iter()
+                .all(|(session, peer)| table.attachment_of(*session) == Some(peer.attachment)),
+            "a request that was not a join or a leave changed the room's roster"
+        );
+    }
+
+    /// Takes `member`'s connection if the table counts it and it is not already known.
+    fn take_connection(&mut self, table: &Table, member: &Member) {
+        let attachment = member.peer.attachment;
+        let known = self
+            .peers
+            .get(&member.session)
+            .is_some_and(|peer| peer.attachment == attachment);
+        if !known && table.attachment_of(member.session) == Some(attachment) {
+            self.peers.insert(member.session, member.peer.clone());
+        }
+    }
+
+    /// Queues `message` to everybody; the requester's copy carries its request id when
+    /// it has one. Returns the members whose connection could not take it.
+    pub(crate) fn broadcast(
+        &self,
+        message: &ServerMessage,
+        requester: Requester,
+    ) -> Vec<SessionId> {
+        let encoded = Encoded::new(message, &requester);
+        self.deliver(|session, _| encoded.for_session(session))
+    }
+
+    /// Queues a move to everybody: `moved` to protocol 2 connections, and the snapshot
+    /// that `full` gives (made only if somebody needs it) to protocol 1 connections. As
+    /// [`Audience::broadcast`] otherwise.
+    pub(crate) fn broadcast_move(
+        &self,
+        moved: &ServerMessage,
+        full: impl FnOnce() -> ServerMessage,
+        requester: Requester,
+    ) -> Vec<SessionId> {
+        let lean = Encoded::new(moved, &requester);
+        let full = self
+            .peers
+            .values()
+            .any(|peer| !peer.lean())
+            .then(|| Encoded::new(&full(), &requester));
+        self.deliver(|session, peer| match &full {
+            Some(full) if !peer.lean() => full.for_session(session),
+            _ => lean.for_session(session),
+        })
+    }
+
+    /// Queues to every connection the text `text_for` gives it; returns the members whose
+    /// connection could not take it.
+    fn deliver(&self, text_for: impl Fn(SessionId, &Peer) -> Utf8Bytes) -> Vec<SessionId> {
+        let mut dropped = Vec::new();
+        for (session, peer) in &self.peers {
+            if peer.send_text(text_for(*session, peer)).is_err() {
+                dropped.push(*session);
+            }
+        }
+        dropped
+    }
+
+    /// Queues `message` (answering request `id`) to `session` alone. False if its
+    /// connection could not take it; true if it did, or if `session` is not connected.
+    pub(crate) fn send_to(
+        &self,
+        session: SessionId,
+        message: ServerMessage,
+        id: Option<RequestId>,
+    ) -> bool {
+        self.peers
+            .get(&session)
+            .is_none_or(|peer| peer.send(message, id).is_ok())
+    }
 }

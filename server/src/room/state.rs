@@ -22,8 +22,8 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::fanout::{Audience, Requester};
 use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Request, Table};
+use super::{Audience, Requester};
 use super::{Context, Member, Shared};
 use crate::ai::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
@@ -594,9 +594,8 @@ pub(super) async fn run(shared: Arc<Shared>) {
     }
 }
 
-/// How a game ended, in words, for its log line: a plain string field where `Debug` of the
-/// status spelled out the winning line's cells, some 5,000 instructions of the 16,000 the
-/// line cost (`load --callgrind`). The game itself is kept in full under `kept_as`.
+/// How a game ended, in words, for its log line (the game itself is kept in full under
+/// `kept_as`).
 fn ending(status: StatusView) -> &'static str {
     match status {
         StatusView::Won { winner: Mark::X } => "X won",

@@ -465,3 +465,21 @@ async fn an_analysis_goes_to_the_spectator_who_asked_and_nobody_else() {
         ServerMessage::Room { .. }
     ));
 }
+
+#[test]
+fn the_requesters_copy_is_the_frame_with_its_id() {
+    for message in [
+        ServerMessage::Left { room: "abc".into() },
+        ServerMessage::Rooms { rooms: Vec::new() },
+    ] {
+        let common = encode(&message);
+        for id in [RequestId::Number(7), RequestId::Text("a\"b".into())] {
+            let spliced = decode_server(&with_id(&common, &id)).expect("decodes");
+            let expected = ServerFrame {
+                message: message.clone(),
+                id: Some(id),
+            };
+            assert_eq!(spliced, expected);
+        }
+    }
+}

@@ -194,8 +194,9 @@ impl Handler {
         self.member.is_some()
     }
 
-    /// Handles one data frame (`None` for a binary one) if that needs no waiting, as a
-    /// move never does; hands back what does, for [`Handler::dispatch_waiting`].
+    /// Handles one data frame (`None` for a binary one): rate-limits and decodes it,
+    /// answers it if that needs no waiting (a room request never does), and hands back
+    /// what does wait (`hello`, `history`, `game`) for [`Handler::dispatch_waiting`].
     pub(crate) fn take_frame(&mut self, text: Option<&str>) -> Step {
         let decoded = text.map(decode_client);
         let verdict = self.limiter.check(std::time::Instant::now());
@@ -220,48 +221,21 @@ impl Handler {
                 )
             }));
         }
-        match decoded {
+        let ClientFrame { message, id } = match decoded {
             None => {
                 self.error(
                     None,
                     ErrorCode::BadRequest,
                     "binary frames are not part of the protocol: send JSON text",
                 );
-                Step::Done(None)
+                return Step::Done(None);
             }
             Some(Err(e)) => {
                 self.error(e.id, e.code, e.message);
-                Step::Done(None)
+                return Step::Done(None);
             }
-            Some(Ok(frame)) => self.dispatch(frame),
-        }
-    }
-
-    /// Queues a frame for this connection.
-    fn send(&self, message: ServerMessage, id: Option<RequestId>) {
-        // A full queue kicks this connection as too slow; the transport sees the kick.
-        let _ = self.peer.send(message, id);
-    }
-
-    /// Queues an error answering request `id`.
-    pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
-        self.send(
-            ServerMessage::Error {
-                code,
-                message: message.into(),
-            },
-            id,
-        );
-    }
-
-    fn refuse(&self, id: Option<RequestId>, refusal: Refusal) {
-        self.error(id, refusal.code, refusal.message);
-    }
-
-    /// Handles a decoded frame, or hands it back if handling it waits (for the session
-    /// registry, or the store).
-    fn dispatch(&mut self, frame: ClientFrame) -> Step {
-        let ClientFrame { message, id } = frame;
+            Some(Ok(frame)) => frame,
+        };
         let route = Route::of(message);
         if self.member.is_none() {
             if let Route::Waiting(hello @ Waiting::Hello { .. }) = route {
@@ -287,6 +261,27 @@ impl Handler {
             Route::Room(room, request) => self.room_request(room, id, request),
         }
         Step::Done(None)
+    }
+
+    /// Queues a frame for this connection.
+    fn send(&self, message: ServerMessage, id: Option<RequestId>) {
+        // A full queue kicks this connection as too slow; the transport sees the kick.
+        let _ = self.peer.send(message, id);
+    }
+
+    /// Queues an error answering request `id`.
+    pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+        self.send(
+            ServerMessage::Error {
+                code,
+                message: message.into(),
+            },
+            id,
+        );
+    }
+
+    fn refuse(&self, id: Option<RequestId>, refusal: Refusal) {
+        self.error(id, refusal.code, refusal.message);
     }
 
     /// Handles what [`Handler::take_frame`] handed back: `hello` before a session,

@@ -191,8 +191,7 @@ fn commit(conn: &Mutex<Connection>, batch: &[Write], stats: &WriterStats) {
 /// One attempt: the whole batch in one transaction, or nothing.
 ///
 /// `BEGIN`, `COMMIT` and `ROLLBACK` are statements prepared once and kept, like the
-/// writes': rusqlite's `Transaction` parses its `BEGIN` and `COMMIT` anew each time
-/// (`execute_batch`), some 12,000 instructions each, a tenth of a batch's work under load.
+/// writes': rusqlite's `Transaction` parses its `BEGIN` and `COMMIT` anew each time.
 fn try_commit(conn: &Mutex<Connection>, batch: &[Write]) -> rusqlite::Result<()> {
     // A panic elsewhere while holding the lock leaves the connection usable: a transaction
     // it left open is rolled back below before this one begins.
