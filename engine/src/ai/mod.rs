@@ -298,6 +298,34 @@ impl Ai {
     /// values the moves it stops as soon as one move is proven best (`proven`), and
     /// returns at once instead of spending the rest of the budget on the others, whose
     /// values are then estimates with the bounds proven (never above the best).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use inarow_engine::{Ai, Level, Limits, Move, Position, Rules, Value};
+    ///
+    /// // Tic-tac-toe, X to move with two in the bottom row and c1 free.
+    /// let rules = Rules::tictactoe();
+    /// let mut position = Position::new(rules);
+    /// for text in ["a1", "b2", "b1", "c3"] {
+    ///     position.try_play(rules.parse_move(text)?)?;
+    /// }
+    /// let mut ai = Ai::new(Level::Perfect, 7);
+    /// let limits = Limits { nodes: Some(100_000), ..Limits::default() };
+    /// let analysis = ai.think(&position, &limits);
+    /// let c1 = rules.parse_move("c1")?;
+    /// assert_eq!(analysis.best, Some(c1));
+    /// assert_eq!(analysis.moves[0].value, Value::Win(1));
+    /// assert!(analysis.proven);
+    ///
+    /// // Connect Four's opening comes from the book: the centre column, a proven win,
+    /// // with no search at all.
+    /// let analysis = ai.think(&Position::new(Rules::connect4()), &limits);
+    /// assert_eq!(analysis.best, Some(Move::Column(3)));
+    /// assert!(matches!(analysis.moves[0].value, Value::Win(_)));
+    /// assert_eq!(analysis.nodes, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn think(&mut self, position: &Position, limits: &Limits) -> Analysis {
         self.analyze_for(position, limits, Task::BestMove)
     }
