@@ -217,6 +217,37 @@ impl Position {
     ///
     /// # Errors
     /// [`MoveError`] when illegal; the position is then unchanged.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use inarow_engine::{Cell, GameStatus, Move, MoveError, Player, Position, Rules};
+    ///
+    /// // With gravity a move names a column and the stone falls to its lowest empty cell.
+    /// let mut position = Position::new(Rules::connect4());
+    /// assert_eq!(position.try_play(Move::Column(3)), Ok(Cell { col: 3, row: 0 }));
+    /// assert_eq!(position.try_play(Move::Column(3)), Ok(Cell { col: 3, row: 1 }));
+    /// assert_eq!(position.get(Cell { col: 3, row: 0 }), Some(Player::X));
+    ///
+    /// // An illegal move is an error and leaves the position as it was.
+    /// let cell = Move::Cell(Cell { col: 0, row: 0 });
+    /// assert_eq!(position.try_play(cell), Err(MoveError::WrongKind));
+    /// assert_eq!(position.try_play(Move::Column(7)), Err(MoveError::OutOfBoard));
+    /// assert_eq!(position.ply(), 2);
+    ///
+    /// // Without gravity a move names a cell; three in a row wins tic-tac-toe.
+    /// let mut position = Position::new(Rules::tictactoe());
+    /// for (col, row) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+    ///     position.try_play(Move::Cell(Cell { col, row }))?;
+    /// }
+    /// let taken = Move::Cell(Cell { col: 1, row: 1 });
+    /// assert_eq!(position.try_play(taken), Err(MoveError::Occupied));
+    /// position.try_play(Move::Cell(Cell { col: 0, row: 2 }))?;
+    /// assert!(matches!(position.status(), GameStatus::Won { winner: Player::X, .. }));
+    /// let late = Move::Cell(Cell { col: 2, row: 2 });
+    /// assert_eq!(position.try_play(late), Err(MoveError::GameOver));
+    /// # Ok::<(), MoveError>(())
+    /// ```
     pub fn try_play(&mut self, mv: Move) -> Result<Cell, MoveError> {
         let cell = self.landing_cell(mv)?;
         let player = self.to_move();

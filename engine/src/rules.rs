@@ -70,6 +70,23 @@ impl Rules {
     ///
     /// # Errors
     /// [`RulesError`] naming the first field outside its range.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use inarow_engine::{Rules, RulesError};
+    ///
+    /// // 7×7, four in a row, no gravity.
+    /// let rules = Rules::new(7, 7, 4, false)?;
+    /// assert_eq!((rules.cells(), rules.k(), rules.gravity()), (49, 4, false));
+    /// assert_eq!(Rules::new(7, 6, 4, true), Ok(Rules::connect4()));
+    ///
+    /// assert_eq!(Rules::new(20, 3, 3, false), Err(RulesError::Width { value: 20 }));
+    /// let too_long = Rules::new(3, 3, 4, false).unwrap_err();
+    /// assert_eq!(too_long, RulesError::K { value: 4, max: 3 });
+    /// assert_eq!(too_long.to_string(), "k must be between 1 and 3 (got 4)");
+    /// # Ok::<(), RulesError>(())
+    /// ```
     pub fn new(width: u32, height: u32, k: u32, gravity: bool) -> Result<Rules, RulesError> {
         let side = 1..=Self::MAX_SIDE;
         if !side.contains(&width) {
@@ -121,7 +138,19 @@ impl Rules {
         }
     }
 
-    /// A preset by name: `tictactoe`, `connect4` or `gomoku`.
+    /// A preset by name: `tictactoe`, `connect4` or `gomoku`, in any case, surrounding
+    /// spaces ignored.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use inarow_engine::Rules;
+    ///
+    /// assert_eq!(Rules::preset("connect4"), Some(Rules::connect4()));
+    /// assert_eq!(Rules::preset(" Gomoku "), Some(Rules::gomoku()));
+    /// assert_eq!(Rules::preset("chess"), None);
+    /// assert_eq!(Rules::tictactoe().preset_name(), Some("tictactoe"));
+    /// ```
     pub fn preset(name: &str) -> Option<Rules> {
         let name = name.trim();
         PRESETS
@@ -169,6 +198,30 @@ impl Rules {
     ///
     /// # Errors
     /// [`ParseMoveError`] when the text is not a move of these rules.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use inarow_engine::{Cell, Move, Rules};
+    ///
+    /// // Without gravity: a column letter and a row number from the bottom.
+    /// let tictactoe = Rules::tictactoe();
+    /// let centre = Move::Cell(Cell { col: 1, row: 1 });
+    /// assert_eq!(tictactoe.parse_move("b2"), Ok(centre));
+    /// assert_eq!(tictactoe.parse_move(" B2 "), Ok(centre));
+    /// assert_eq!(centre.notation(), "b2");
+    ///
+    /// // With gravity: a column, by letter or by 1-based digit.
+    /// let connect4 = Rules::connect4();
+    /// assert_eq!(connect4.parse_move("d"), Ok(Move::Column(3)));
+    /// assert_eq!(connect4.parse_move("4"), Ok(Move::Column(3)));
+    /// assert_eq!(Move::Column(3).notation(), "d");
+    ///
+    /// // Off the board, or the wrong kind of move, is an error that says why.
+    /// let error = tictactoe.parse_move("d1").unwrap_err();
+    /// assert_eq!(error.to_string(), "column d is outside the board (a-c)");
+    /// assert!(connect4.parse_move("d1").is_err());
+    /// ```
     pub fn parse_move(&self, text: &str) -> Result<Move, ParseMoveError> {
         // Lowercased in a copy only when it has capitals: moves arrive lowercase, on every
         // move a server handles.

@@ -20,7 +20,7 @@ pub(crate) fn restricts(rules: Rules, stones: u32) -> bool {
 
 /// Whether a board of `rules` is big and open enough that the search skips far cells
 /// (early in a game: see [`restricts`]).
-fn restricted_board(rules: Rules) -> bool {
+pub(crate) fn restricted_board(rules: Rules) -> bool {
     !rules.gravity() && rules.cells() >= RESTRICT_CELLS
 }
 

@@ -7,16 +7,9 @@
 //! and a null window proves "this move keeps the value" far more cheaply than an
 //! exact score.
 
-use super::Root;
 use super::bits::Bits;
-use super::geometry::Geometry;
+use super::general::Root;
 use super::search::{Board, INF, Search};
-
-/// Whether the root moves of a position with `n` stones are valued by [`prove`]: boards
-/// without gravity whose every cell the search looks at.
-pub(super) fn applies<B: Bits>(geo: &Geometry<B>, n: u32) -> bool {
-    !geo.gravity && !geo.restricts(n)
-}
 
 /// Solves `board` (`empty` cells left) and values the roots that are not exact yet.
 /// Returns whether every root is then exact; when a limit stops it, the roots proven so

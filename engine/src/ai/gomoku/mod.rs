@@ -10,21 +10,21 @@ mod search;
 
 use std::time::Instant;
 
+use super::Limits;
 use super::bits::Bits;
+use super::general::Root;
 use super::search::INF;
 use super::table::Table;
-use super::{Limits, Root};
 use crate::position::Position;
-use crate::rules::{Move, Rules};
+use crate::rules::Move;
 
 use self::board::Board;
 use self::search::{MAX_PLY, Search, is_mate};
 
-/// Whether the fast search values the root moves: no gravity, a k the pattern tables
-/// cover, and a position where the search skips far cells (`restricts`: a big board,
-/// far from full).
-pub(super) fn applies(rules: Rules, restricts: bool) -> bool {
-    !rules.gravity() && patterns::K_RANGE.contains(&rules.k()) && restricts
+/// Whether the pattern tables cover lines of `k`: where the fast search can value the
+/// root moves of a big open board far from full (see `strategy`).
+pub(super) fn covers(k: u32) -> bool {
+    patterns::K_RANGE.contains(&k)
 }
 
 /// Part of the time left at which no new iteration starts: the next one would take

@@ -13,6 +13,10 @@
 //! Scores are Pons': for the side to move, `+s` for a win whose stone leaves `2s - 2` or
 //! `2s - 1` cells empty (the sooner, the higher), `-s` for a loss likewise, 0 for a draw.
 //! [`value_of`] turns one into the engine's [`Value`].
+//!
+//! One file for the search (past 600 lines with its tests): the solver's recursion and
+//! the tasks that drive it share one [`Solver`]; its positions (`grid`) and table
+//! (`table`) have files of their own.
 
 pub(crate) mod grid;
 pub(crate) mod table;
