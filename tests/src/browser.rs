@@ -249,15 +249,25 @@ impl Browser {
     pub async fn set_viewport(&self, width: u32, height: u32) {
         let (mut outer_w, mut outer_h) = (width, height);
         let mut seen = (0, 0);
-        for _ in 0..3 {
+        for _ in 0..5 {
             self.call(
                 Method::POST,
                 &self.at("/window/rect"),
                 Some(json!({"width": outer_w, "height": outer_h})),
             )
             .await;
+            // The page learns its new size by the next frames, not at once.
             let inner = self
-                .eval("return [window.innerWidth, window.innerHeight]")
+                .call(
+                    Method::POST,
+                    &self.at("/execute/async"),
+                    Some(
+                        json!({"script": "const done = arguments[arguments.length - 1];
+                        requestAnimationFrame(() => requestAnimationFrame(
+                          () => done([window.innerWidth, window.innerHeight])));",
+                        "args": []}),
+                    ),
+                )
                 .await;
             let got = |i: usize| {
                 inner[i]
