@@ -3,12 +3,58 @@
 // knows the board.
 
 import { Connection } from "./net.js";
-import { applyMoved, columnName, landingRow, markAt, moveFor, rulesLabel } from "./game.js";
+import {
+  applyMoved, columnName, landingRow, markAt, moveFor, parseInvite, rulesLabel,
+} from "./game.js";
 
 const NAME_KEY = "inarow.name";
+/** The rooms the session is in, kept per browser (as the session's token is, in net.js)
+ *  so that a new tab or a reopened link returns to them. */
 const ROOMS_KEY = "inarow.rooms";
+/** "on" when the player wants a sound on their turn and at a game's end. */
+const SOUND_KEY = "inarow.sound";
 const LOBBY_REFRESH_MS = 3000;
 const CHAT_LINES = 200;
+const TITLE = "inarow";
+
+/** The error codes of docs/protocol.md in words; the server's own message follows them
+ *  where it says more (which field, which limit). */
+const ERROR_WORDS = {
+  bad_request: "The server did not understand that request.",
+  invalid_name: "That name cannot be used.",
+  invalid_rules: "Those rules are not possible.",
+  invalid_chat: "That message cannot be sent.",
+  unknown_room: "There is no such room: it may have closed.",
+  room_full: "Both seats are taken.",
+  seat_taken: "Someone else holds that seat.",
+  already_seated: "You already hold the other seat of this room.",
+  not_in_room: "You are not in that room.",
+  not_a_player: "You are watching: take a seat to play.",
+  not_your_turn: "It is not your turn.",
+  stale_ply: "The position changed before your move arrived; look again.",
+  illegal_move: "That move is not possible.",
+  game_not_in_progress: "The game is not in progress.",
+  game_in_progress: "The game is still going on.",
+  rate_limited: "Too fast: wait a moment and try again.",
+  hints_off: "Hints are off for the players of this room while the game is on.",
+  too_large: "That message is too long.",
+  server_full: "The server is full: try again later.",
+  too_many_rooms: "Too many rooms are open.",
+  too_many_connections: "Too many connections from your address: try again in a minute.",
+  too_many_sessions: "Too many sessions from your address.",
+  unknown_game: "The server does not keep that game.",
+  store_unavailable: "The server could not read its game store: try again later.",
+};
+
+/** An error in words: the code's sentence, then the server's detail when it adds one. */
+function errorWords(code, message) {
+  const words = ERROR_WORDS[code];
+  if (!words) return message || "Something went wrong.";
+  const detail = String(message || "").trim();
+  // Refusals that name a field or a limit say it in the server's message.
+  const telling = ["invalid_name", "invalid_rules", "invalid_chat", "illegal_move", "too_many_rooms", "bad_request"];
+  return telling.includes(code) && detail ? `${words} (${detail})` : words;
+}
 
 const $ = (id) => document.getElementById(id);
 
@@ -40,6 +86,16 @@ const state = {
   /** A resign waiting for its confirmation click. */
   confirmResign: false,
   conn: null,
+  /** Whether the connection is up and welcomed: requests are refused, not queued, when not. */
+  online: false,
+  /** Why the link is down, for the board's "reconnecting" line. */
+  offlineWhy: "",
+  /** A notice to show once the address has changed (the change clears notices). */
+  nextNotice: null,
+  /** Room id → the mark we held in its last game, to tell the player after a rematch. */
+  lastMark: new Map(),
+  /** Room id → an analysis asked for and not yet answered. */
+  analysing: new Set(),
 };
 
 // --- routing -------------------------------------------------------------------------
@@ -56,7 +112,18 @@ function inviteLink(id) {
 }
 
 function rememberRooms() {
-  sessionStorage.setItem(ROOMS_KEY, JSON.stringify([...state.rooms.keys()]));
+  localStorage.setItem(ROOMS_KEY, JSON.stringify([...state.rooms.keys()]));
+}
+
+/** Goes to `hash`, then shows `text` (a hash change clears the notice otherwise). */
+function go(hash, text) {
+  if (location.hash === hash || (hash === "#/" && location.hash === "")) {
+    notice(text);
+    draw();
+    return;
+  }
+  state.nextNotice = text || null;
+  location.hash = hash;
 }
 
 /** Enters the room the address names, unless we are in it already. */
@@ -69,16 +136,73 @@ function enterRoute() {
 
 // --- the connection ------------------------------------------------------------------
 
+/** Sends a request; when the link is down it is not queued: the player is told instead. */
 function request(message, pending) {
+  if (!state.online) {
+    notice("Not connected: reconnecting… Try again once the game is back.");
+    return null;
+  }
   const id = state.conn.send(message);
   if (pending) state.pending.set(id, pending);
   return id;
 }
 
-function notice(text) {
+/** Shows a line above the page: an error or refusal, or with `kind` "info" news. */
+function notice(text, kind) {
   const el = $("notice");
   el.textContent = text || "";
   el.hidden = !text;
+  el.className = kind === "info" ? "info" : "";
+  el.setAttribute("role", kind === "info" ? "status" : "alert");
+}
+
+/** Says `text` to screen readers (the live region is visually hidden). */
+function announce(text) {
+  const el = $("announce");
+  // The same words twice in a row are announced again only if the text changes.
+  el.textContent = el.textContent === text ? `${text}\u00a0` : text;
+}
+
+// --- attention: title and sound ------------------------------------------------------
+
+function soundOn() {
+  return localStorage.getItem(SOUND_KEY) === "on";
+}
+
+function drawSoundSwitch() {
+  const on = soundOn();
+  const button = $("sound");
+  button.textContent = on ? "Sound: on" : "Sound: off";
+  button.title = on ? "Mute the sound of your turn and of a game's end" : "Play a sound on your turn and at a game's end";
+}
+
+let audio = null;
+/** A short two-note chime (no sound file to load); quiet unless the player turned it on. */
+function chime(high) {
+  if (!soundOn()) return;
+  try {
+    audio = audio || new AudioContext();
+    const now = audio.currentTime;
+    for (const [i, freq] of [high ? 660 : 520, high ? 880 : 660].entries()) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, now + i * 0.12);
+      gain.gain.exponentialRampToValueAtTime(0.15, now + i * 0.12 + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + i * 0.12 + 0.25);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(now + i * 0.12);
+      osc.stop(now + i * 0.12 + 0.3);
+    }
+  } catch {
+    // No audio in this browser: the title still changes.
+  }
+}
+
+/** Draws the eye to the tab when it is hidden: the title says what happened. */
+function attention(words, high) {
+  chime(high);
+  if (document.hidden) document.title = `● ${words} — ${TITLE}`;
 }
 
 function onMessage(msg) {
@@ -119,13 +243,13 @@ function onMessage(msg) {
 function onWelcome(msg) {
   state.me = msg.session;
   document.body.dataset.protocol = String(msg.protocol);
-  $("who").textContent = `playing as ${localStorage.getItem(NAME_KEY)}`;
+  $("who").replaceChildren(h("span", { class: "wide" }, "playing as "), localStorage.getItem(NAME_KEY));
   if (!msg.resumed) {
     // A new session is in no room: forget what the old one showed.
     state.rooms.clear();
     rememberRooms();
   }
-  const stored = JSON.parse(sessionStorage.getItem(ROOMS_KEY) || "[]");
+  const stored = JSON.parse(localStorage.getItem(ROOMS_KEY) || "[]");
   const r = route();
   // A resumed session gets a snapshot of each of its rooms right after `welcome`.
   if (msg.resumed && r.view === "room" && stored.includes(r.id)) return draw();
@@ -134,20 +258,71 @@ function onWelcome(msg) {
   draw();
 }
 
+/** The name a mark's seat shows: "you", a person's name or "AI". */
+function moverName(snap, mark) {
+  const seat = snap.seats.find((s) => s.mark === mark);
+  if (!seat) return mark;
+  const o = seat.occupant;
+  if (o.kind === "human" && o.session === state.me) return "You";
+  if (o.kind === "ai") return "AI";
+  if (o.kind === "human") return o.name;
+  return mark;
+}
+
+/** Tells what a move changed: the live region, and the title or a sound when it is now the
+ *  player's turn or the game is over. `before` is the snapshot the move was played on. */
+function tellMove(before, after, by, cell) {
+  const mine = mySeat(after);
+  const status = after.status;
+  let words = `${moverName(before, by)} played ${cell}.`;
+  const over = ["won", "drawn", "resigned"].includes(status.state);
+  if (over) words += ` ${statusLine(after, mine)}`;
+  else if (status.state === "playing" && status.turn === mine) words += " Your move.";
+  announce(words);
+  if (!mine || by === mine) return;
+  if (over) attention(statusLine(after, mine).replace(/\.$/, ""), status.winner === mine);
+  else if (status.state === "playing" && status.turn === mine) attention("Your move", true);
+}
+
+/** After a rematch, says which mark the player now holds (a rematch swaps the seats). */
+function tellRematch(before, snap) {
+  const mine = mySeat(snap);
+  const had = state.lastMark.get(snap.id);
+  if (mine) state.lastMark.set(snap.id, mine);
+  if (!before || snap.game === before.game || !mine) return;
+  const order = mine === "X" ? "you move first" : "you move second";
+  const words = `Game ${snap.game}: you now play ${mine} (${order})${had && had !== mine ? `, colours swapped` : ""}.`;
+  notice(words, "info");
+  announce(words);
+  if (snap.status.state === "playing" && snap.status.turn === mine) attention("Your move", true);
+}
+
 function onSnapshot(snap, asked) {
   const known = state.rooms.get(snap.id);
   // A snapshot repeats the current seq when sent to us alone; an older one is stale.
   if (known && snap.seq < known.snap.seq) return;
   const entry = known || { chat: [] };
+  const before = known ? known.snap : null;
   entry.snap = snap;
   entry.syncing = false;
   state.rooms.set(snap.id, entry);
   rememberRooms();
+  if (before && before.game === snap.game && snap.ply === before.ply + 1 && snap.last_move) {
+    // Protocol 1 sends a snapshot where protocol 2 sends `moved`.
+    const by = markAt(snap, ...cellAt(snap.last_move));
+    tellMove(before, snap, by, snap.last_move);
+  }
+  tellRematch(before, snap);
   if (asked && asked.kind === "create") {
     location.hash = `#/r/${snap.id}`;
     return;
   }
   if (route().view === "room" && route().id === snap.id) drawRoom();
+}
+
+function cellAt(name) {
+  const match = /^([a-z])(\d+)$/.exec(name);
+  return match ? [match[1].charCodeAt(0) - 97, Number(match[2]) - 1] : [0, 0];
 }
 
 /** Asks for a fresh snapshot after a gap in the room's events (protocol 2 only). */
@@ -160,9 +335,11 @@ function resync(entry) {
 function onMoved(msg) {
   const entry = state.rooms.get(msg.room);
   if (!entry || msg.seq <= entry.snap.seq) return;
-  const next = applyMoved(entry.snap, msg);
+  const before = entry.snap;
+  const next = applyMoved(before, msg);
   if (!next) return resync(entry);
   entry.snap = next;
+  tellMove(before, next, msg.by, msg.cell);
   if (route().view === "room" && route().id === msg.room) drawRoom();
 }
 
@@ -171,7 +348,7 @@ function onAnalysis(msg) {
   const entry = state.rooms.get(msg.room);
   if (!entry) return;
   entry.hints = msg;
-  notice(null);
+  state.analysing.delete(msg.room);
   if (route().view === "room" && route().id === msg.room) drawRoom();
 }
 
@@ -209,11 +386,21 @@ function onError(msg, asked) {
     return;
   }
   if (asked && (asked.kind === "join" || asked.kind === "watch") && msg.code === "unknown_room") {
-    notice(`There is no room ${asked.room}: it may have closed.`);
-    location.hash = "#/";
+    go("#/", `There is no room with the code “${asked.room}”: check the invite code, or the room may have closed.`);
     return;
   }
-  notice(`${msg.message} (${msg.code})`);
+  if (asked && asked.kind === "analyze") {
+    state.analysing.delete(asked.room);
+    const entry = state.rooms.get(asked.room);
+    // The position moved on while the AI looked at it: not a failure, ask again.
+    if (msg.code === "stale_ply" && entry) {
+      state.analysing.add(asked.room);
+      request({ type: "analyze", room: asked.room }, { kind: "analyze", room: asked.room });
+      return;
+    }
+    if (route().view === "room") drawHintInfo(currentRoom());
+  }
+  notice(errorWords(msg.code, msg.message));
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -302,8 +489,10 @@ function drawRoom() {
   const view = $("room-view");
   if (!entry) {
     $("room-title").textContent = `Room ${r.id}`;
-    $("room-status").textContent = "Entering…";
+    $("room-status").textContent = state.online ? "Entering…" : "Connecting…";
     $("board").replaceChildren();
+    $("ranks").replaceChildren();
+    $("files").replaceChildren();
     return;
   }
   const snap = entry.snap;
@@ -319,14 +508,19 @@ function drawRoom() {
     mine: mine || "",
     moves: snap.moves.join(" "),
   });
+  view.classList.toggle("gravity", snap.rules.gravity);
   $("room-title").textContent = snap.name;
   $("room-rules").textContent =
     `${rulesLabel(snap.rules)} · game ${snap.game} · move ${snap.ply}` +
+    (mine ? ` · you play ${mine}` : " · you are watching") +
     (snap.private ? " · private" : "") +
     (snap.spectators.length ? ` · watching: ${snap.spectators.join(", ")}` : "");
-  $("room-status").textContent = statusLine(snap, mine);
+  const status = $("room-status");
+  status.textContent = state.online ? statusLine(snap, mine) : `Offline: ${state.offlineWhy || "reconnecting…"}`;
+  status.classList.toggle("offline-banner", !state.online);
   $("moves").textContent = snap.moves.length ? `Moves: ${snap.moves.join(" ")}` : "";
   drawBoard(snap, mine);
+  drawHintInfo(entry);
   drawSeats(snap, mine);
   drawActions(snap, mine);
   $("invite").replaceChildren(
@@ -334,25 +528,52 @@ function drawRoom() {
     h("a", { href: inviteLink(snap.id), id: "invite-link" }, inviteLink(snap.id)),
   );
   drawChat(entry);
+  if (document.hidden === false) document.title = `${snap.name} — ${TITLE}`;
+}
+
+/** Under the board: "analysing" while a hint is on its way, then the marks' legend. */
+function drawHintInfo(entry) {
+  const info = $("hint-info");
+  if (!entry) return info.replaceChildren();
+  if (state.analysing.has(entry.snap.id)) {
+    return info.replaceChildren(h("div", { class: "analysing", role: "status" },
+      h("progress", { "aria-label": "Analysing the position" }), "Analysing the position…"));
+  }
+  if (hintsFor(entry.snap).size === 0) return info.replaceChildren();
+  const key = (kind, text, words) =>
+    h("span", {}, h("span", { class: `key hint-${kind}`, "aria-hidden": "true" }, text), ` ${words}`);
+  info.replaceChildren(h("p", { class: "legend" },
+    h("strong", {}, "Hints for the player to move:"),
+    key("win", "W3", "wins in 3 moves"),
+    key("draw", "=", "draws"),
+    key("loss", "L2", "loses in 2"),
+    key("guess", "+/−", "estimate")));
 }
 
 function drawBoard(snap, mine) {
   const board = $("board");
+  const wrap = $("board-wrap");
   const { width, height, gravity } = snap.rules;
   const hadFocus = board.contains(document.activeElement);
-  board.style.setProperty("--w", width);
-  board.style.setProperty("--h", height);
-  board.classList.toggle("square", !gravity);
-  board.setAttribute("aria-label", `${rulesLabel(snap.rules)} board, ${width} by ${height}`);
+  wrap.style.setProperty("--w", width);
+  wrap.style.setProperty("--h", height);
+  wrap.classList.toggle("dense", Math.max(width, height) >= 11);
+  board.setAttribute("aria-label", `${rulesLabel(snap.rules)} board, ${width} columns by ${height} rows`);
+  board.setAttribute("aria-rowcount", String(height));
+  board.setAttribute("aria-colcount", String(width));
   const c = state.cursor;
   c.col = Math.min(c.col, width - 1);
   c.row = Math.min(c.row, height - 1);
   const line = new Set(snap.status.line || []);
-  const myTurn = snap.status.state === "playing" && snap.status.turn === mine;
+  const myTurn = state.online && snap.status.state === "playing" && snap.status.turn === mine;
+  board.classList.toggle("playable", myTurn);
+  board.classList.toggle("offline", !state.online);
+  board.setAttribute("aria-disabled", String(!myTurn));
   const ghostRow = gravity && myTurn ? landingRow(snap, c.col) : null;
   const hints = hintsFor(snap);
-  const cells = [];
+  const rows = [];
   for (let row = height - 1; row >= 0; row -= 1) {
+    const cells = [];
     for (let col = 0; col < width; col += 1) {
       const name = `${columnName(col)}${row + 1}`;
       const mark = markAt(snap, col, row);
@@ -367,18 +588,27 @@ function drawBoard(snap, mine) {
       if (hint) classes.push("hint", `hint-${hint.kind}`);
       const here = col === c.col && row === c.row;
       const words = (mark === "." ? "empty" : mark) + (hint ? `, hint: ${hint.words}` : "");
+      const extra = (snap.last_move === name ? ", last move" : "") + (line.has(name) ? ", winning line" : "");
+      const stone = mark === "." ? null : h("span", { class: `stone ${mark.toLowerCase()}`, "aria-hidden": "true" }, mark);
       cells.push(
-        h("button", {
+        h("div", {
           class: classes.join(" "),
           role: "gridcell",
           tabindex: here ? "0" : "-1",
-          "aria-label": `${name}, ${words}${line.has(name) ? ", winning line" : ""}`,
+          "aria-label": `${name}, ${words}${extra}`,
           dataset: { cell: name, col: String(col), row: String(row) },
-        }, mark === "." ? (hint ? hint.text : "") : mark),
+        }, stone || (hint ? hint.text : "")),
       );
     }
+    rows.push(h("div", { role: "row", "aria-rowindex": String(height - row) }, ...cells));
   }
-  board.replaceChildren(...cells);
+  board.replaceChildren(...rows);
+  const ranks = [];
+  for (let row = height - 1; row >= 0; row -= 1) ranks.push(h("span", {}, String(row + 1)));
+  $("ranks").replaceChildren(...ranks);
+  const files = [];
+  for (let col = 0; col < width; col += 1) files.push(h("span", {}, columnName(col)));
+  $("files").replaceChildren(...files);
   if (hadFocus) focusCursor();
 }
 
@@ -399,8 +629,14 @@ function playAt(col, row) {
   if (!entry) return;
   const snap = entry.snap;
   const mine = mySeat(snap);
+  if (!state.online) return notice("Not connected: reconnecting… Your move was not sent.");
   if (!mine) return notice("You are watching: take a seat to play.");
-  if (snap.status.state !== "playing" || snap.status.turn !== mine) return notice("It is not your turn.");
+  const st = snap.status.state;
+  if (st === "won" || st === "drawn" || st === "resigned") {
+    return notice("The game is over. Ask for a rematch to play again.");
+  }
+  if (st === "waiting") return notice("The game waits for a player to take the open seat.");
+  if (snap.status.turn !== mine) return notice("It is not your turn.");
   const move = moveFor(snap, col, row);
   if (!move) return notice(snap.rules.gravity ? "That column is full." : "That cell is taken.");
   notice(null);
@@ -480,9 +716,13 @@ function drawActions(snap, mine) {
   if (!mine || snap.hints || over) {
     buttons.push(h("button", {
       class: "secondary",
+      disabled: state.analysing.has(snap.id),
       onclick: () => {
-        notice("Analysing…");
-        request({ type: "analyze", room: snap.id }, { kind: "analyze" });
+        notice(null);
+        if (request({ type: "analyze", room: snap.id }, { kind: "analyze", room: snap.id }) === null) return;
+        state.analysing.add(snap.id);
+        drawHintInfo(state.rooms.get(snap.id));
+        drawActions(snap, mine);
       },
       dataset: { action: "hint" },
     }, "Hint"));
@@ -529,6 +769,10 @@ function onBoardKey(event) {
   } else if (gravity && /^[1-9]$/.test(event.key) && Number(event.key) <= width) {
     c.col = Number(event.key) - 1;
     playAt(c.col, c.row);
+  } else if (event.key === "Enter" || event.key === " ") {
+    playAt(c.col, c.row);
+  } else if (event.key === "Home" || event.key === "End") {
+    c.col = event.key === "Home" ? 0 : width - 1;
   } else {
     return;
   }
@@ -586,16 +830,58 @@ function onCreate(event) {
   request(message, { kind: "create" });
 }
 
+/** The link went up (`why` null) or down: the board is disabled and says so while down. */
+function onLinkStatus(why) {
+  state.online = !why;
+  state.offlineWhy = why || "";
+  $("link-status").textContent = why ? "Reconnecting…" : "";
+  if (why && route().view === "room") drawRoom();
+}
+
+/** The connection cannot go on; `takeBack` (when given) reconnects this tab. */
+function onFatal(text, takeBack) {
+  state.online = false;
+  state.offlineWhy = "disconnected";
+  $("link-status").textContent = "Disconnected";
+  const el = $("notice");
+  notice(text);
+  if (takeBack) {
+    el.append(" ", h("button", {
+      type: "button",
+      id: "take-back",
+      onclick: () => {
+        notice(null);
+        state.conn.reopen();
+      },
+    }, "Play here instead"));
+  }
+  if (route().view === "room") drawRoom();
+}
+
 function start(name) {
   state.conn = new Connection(name, {
     message: onMessage,
-    status: (text) => { $("link-status").textContent = text || ""; },
-    fatal: (text) => { $("link-status").textContent = ""; notice(text); },
+    status: onLinkStatus,
+    fatal: onFatal,
   });
   state.conn.open();
   setInterval(() => {
-    if (route().view === "lobby" && state.me && !document.hidden) request({ type: "list_rooms" });
+    if (route().view === "lobby" && state.me && state.online && !document.hidden) request({ type: "list_rooms" });
   }, LOBBY_REFRESH_MS);
+}
+
+/** The room code of what was typed or pasted in the invite field: a code, or an invite or
+ *  watch link. Null when it cannot be one. */
+function onJoin(event) {
+  event.preventDefault();
+  const typed = $("join-code").value;
+  const invite = parseInvite(typed);
+  if (!invite) {
+    notice(`“${typed.trim()}” is not an invite code: a code is letters and digits, such as k7m2q9xa, or paste the whole invite link.`);
+    return;
+  }
+  $("join-code").value = "";
+  go(`#/${invite.watch ? "w" : "r"}/${invite.code}`);
 }
 
 function init() {
@@ -611,10 +897,17 @@ function init() {
     $("custom-rules").hidden = $("create-rules").value !== "custom";
   });
   $("create-form").addEventListener("submit", onCreate);
-  $("join-form").addEventListener("submit", (event) => {
-    event.preventDefault();
-    const code = $("join-code").value.trim().toLowerCase();
-    if (code) location.hash = `#/r/${code}`;
+  $("join-form").addEventListener("submit", onJoin);
+  $("sound").addEventListener("click", () => {
+    localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+    drawSoundSwitch();
+    chime(true);
+  });
+  drawSoundSwitch();
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) return;
+    const entry = currentRoom();
+    document.title = entry ? `${entry.snap.name} — ${TITLE}` : TITLE;
   });
   $("chat-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -629,9 +922,11 @@ function init() {
   board.addEventListener("keydown", onBoardKey);
   board.addEventListener("mouseover", onBoardHover);
   window.addEventListener("hashchange", () => {
-    notice(null);
+    notice(state.nextNotice);
+    state.nextNotice = null;
     state.cursor = { col: 0, row: 0 };
-    if (route().view === "lobby" && state.me) request({ type: "list_rooms" });
+    if (route().view === "lobby") document.title = TITLE;
+    if (route().view === "lobby" && state.me && state.online) request({ type: "list_rooms" });
     enterRoute();
     draw();
   });

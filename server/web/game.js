@@ -100,3 +100,17 @@ export function rulesLabel(rules) {
   if (width === 15 && height === 15 && k === 5 && !gravity) return "Gomoku";
   return `${width}×${height}, ${k} in a row${gravity ? ", gravity" : ""}`;
 }
+
+/** Room id characters (server/src/lobby.rs): letters and digits without i, l, o, 0, 1. */
+const ROOM_CODE = /^[a-hjkmnp-z2-9]{4,32}$/;
+
+/** What the player typed or pasted into the invite field: a room code, an invite link
+ *  (`…/#/r/CODE`) or a watch link (`…/#/w/CODE`). Returns `{code, watch}`, or null when it
+ *  cannot name a room. */
+export function parseInvite(text) {
+  const typed = String(text).trim();
+  const link = /#\/([rw])\/([A-Za-z0-9]+)\s*$/.exec(typed);
+  const code = (link ? link[2] : typed).toLowerCase();
+  if (!ROOM_CODE.test(code)) return null;
+  return { code, watch: Boolean(link) && link[1] === "w" };
+}
