@@ -643,8 +643,17 @@ function playAt(col, row) {
   request({ type: "play", room: snap.id, ply: snap.ply, move });
 }
 
+/** Whether we may put an AI in a seat or free one: a player of the room may, and anyone in
+ *  it while no person holds a seat (a room of AIs, or one its creator only watches). The
+ *  server decides (issue 37, §2); the page offers only what it would allow, so a spectator
+ *  cannot swap out a player's AI opponent and take the seat mid-game. */
+function maySetSeats(snap, mine) {
+  return Boolean(mine) || !snap.seats.some((s) => s.occupant.kind === "human");
+}
+
 function drawSeats(snap, mine) {
   const turn = snap.status.state === "playing" ? snap.status.turn : null;
+  const controls = maySetSeats(snap, mine);
   $("seats").replaceChildren(
     ...snap.seats.map((seat) => {
       const o = seat.occupant;
@@ -661,19 +670,22 @@ function drawSeats(snap, mine) {
             dataset: { action: `sit-${seat.mark}` },
           }, "Sit here"));
         }
-        const level = h("select", { "aria-label": `AI level for ${seat.mark}` },
-          h("option", { value: "perfect" }, "perfect"),
-          h("option", { value: "medium" }, "medium"),
-          h("option", { value: "easy" }, "easy"));
-        buttons.push(level, h("button", {
-          class: "secondary",
-          onclick: () => request({ type: "set_seat", room: snap.id, seat: seat.mark, ai: level.value }),
-          dataset: { action: `ai-${seat.mark}` },
-        }, "Seat AI"));
-      } else if (o.kind === "ai") {
+        if (controls) {
+          const level = h("select", { "aria-label": `AI level for ${seat.mark}` },
+            h("option", { value: "perfect" }, "perfect"),
+            h("option", { value: "medium" }, "medium"),
+            h("option", { value: "easy" }, "easy"));
+          buttons.push(level, h("button", {
+            class: "secondary",
+            onclick: () => request({ type: "set_seat", room: snap.id, seat: seat.mark, ai: level.value }),
+            dataset: { action: `ai-${seat.mark}` },
+          }, "Seat AI"));
+        }
+      } else if (o.kind === "ai" && controls) {
         buttons.push(h("button", {
           class: "secondary",
           onclick: () => request({ type: "set_seat", room: snap.id, seat: seat.mark, ai: null }),
+          dataset: { action: `free-${seat.mark}` },
         }, "Remove AI"));
       }
       return h("div", { class: `seat${turn === seat.mark ? " turn" : ""}`, dataset: { seat: seat.mark } },

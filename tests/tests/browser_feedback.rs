@@ -1,5 +1,6 @@
 //! What the web client tells a player, in headless Chromium against a real server on
-//! 127.0.0.1:0: a wrong invite code says so, a pasted invite link works, the opponent's
+//! 127.0.0.1:0: a spectator is offered no control over a player's seats, a wrong invite
+//! code says so, a pasted invite link works, the opponent's
 //! move is announced and retitles a hidden tab, the board plays by keyboard, a click after
 //! the game says it is over, a rematch says which mark you now play, a second tab resumes
 //! the seat (the first can take it back), and a lost server disables the board.
@@ -46,6 +47,36 @@ async fn the_web_client_tells_the_player_what_happens() {
     browser
         .wait_for("welcome", "document.body.dataset.protocol")
         .await;
+
+    // A spectator of Ann's game against the AI is offered no control over its seats.
+    let versus_ai = ann
+        .create_room(
+            inarow_e2e::tictactoe(),
+            plan(SeatRequest::Me, inarow_e2e::perfect_ai()),
+            false,
+        )
+        .await
+        .id;
+    browser
+        .eval(&format!("location.hash = '#/w/{}'", versus_ai.0))
+        .await;
+    browser
+        .wait_for(
+            "the seats of Ann's game against the AI",
+            &format!(
+                "{VIEW}.room === '{}' && document.querySelectorAll('.seat').length === 2",
+                versus_ai.0
+            ),
+        )
+        .await;
+    let controls = browser
+        .eval(
+            "return document.querySelectorAll('[data-action^=\"ai-\"], [data-action^=\"free-\"], \
+             [data-action^=\"sit-\"]').length",
+        )
+        .await;
+    assert_eq!(controls, 0, "a spectator may not change a player's seats");
+    browser.eval("location.hash = '#/'").await;
 
     // Not a code at all, then a code of no room: both say so.
     join_with(&browser, "not a code!").await;
