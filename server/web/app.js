@@ -4,7 +4,7 @@
 
 import { Connection } from "./net.js";
 import {
-  applyMoved, columnName, landingRow, markAt, moveFor, parseInvite, rulesLabel,
+  applyMoved, columnName, landingRow, markAt, moveFor, parseInvite, replayAt, rulesLabel,
 } from "./game.js";
 
 const NAME_KEY = "inarow.name";
@@ -96,13 +96,23 @@ const state = {
   lastMark: new Map(),
   /** Room id → an analysis asked for and not yet answered. */
   analysing: new Set(),
+  /** The games page: {name, games, more, record, loading}, from `history` answers. */
+  history: null,
+  /** The replay on screen: {game (the `game` answer), ply (how many moves are shown)}. */
+  replay: null,
 };
 
 // --- routing -------------------------------------------------------------------------
 
-/** What the address asks for: {view: "lobby"} or {view: "room", id, watch}. */
+/** What the address asks for: {view: "lobby"}, {view: "room", id, watch}, {view: "games",
+ *  name} (the kept games, of one player when named) or {view: "game", id} (a replay). */
 function route() {
-  const match = /^#\/([rw])\/([A-Za-z0-9 ]+)$/.exec(decodeURIComponent(location.hash));
+  const hash = decodeURIComponent(location.hash);
+  const games = /^#\/games(?:\?name=(.*))?$/.exec(hash);
+  if (games) return { view: "games", name: (games[1] || "").trim() };
+  const game = /^#\/g\/(\d+)(?:\/(\d+))?$/.exec(hash);
+  if (game) return { view: "game", id: Number(game[1]) };
+  const match = /^#\/([rw])\/([A-Za-z0-9 ]+)$/.exec(hash);
   if (!match) return { view: "lobby" };
   return { view: "room", id: match[2].trim().toLowerCase(), watch: match[1] === "w" };
 }
@@ -129,6 +139,8 @@ function go(hash, text) {
 /** Enters the room the address names, unless we are in it already. */
 function enterRoute() {
   const r = route();
+  if (r.view === "games" && state.me) return askHistory(r.name, null);
+  if (r.view === "game" && state.me) return askGame(r.id);
   if (r.view !== "room" || state.rooms.has(r.id) || !state.me) return;
   if (r.watch) request({ type: "join", room: r.id }, { kind: "watch", room: r.id });
   else request({ type: "join", room: r.id, seat: "any" }, { kind: "join", room: r.id });
@@ -227,6 +239,12 @@ function onMessage(msg) {
       break;
     case "chat":
       onChat(msg);
+      break;
+    case "history":
+      onHistory(msg, asked);
+      break;
+    case "game":
+      onGame(msg.game);
       break;
     case "left":
       state.rooms.delete(msg.room);
@@ -389,7 +407,11 @@ function onError(msg, asked) {
     go("#/", `There is no room with the code “${asked.room}”: check the invite code, or the room may have closed.`);
     return;
   }
-  if (asked && asked.kind === "analyze") {
+  if (asked && asked.kind === "history" && state.history) state.history.loading = false;
+  if (asked && asked.kind === "game" && route().view === "game") {
+    $("game-status").textContent = errorWords(msg.code, msg.message);
+  }
+    if (asked && asked.kind === "analyze") {
     state.analysing.delete(asked.room);
     const entry = state.rooms.get(asked.room);
     // The position moved on while the AI looked at it: not a failure, ask again.
@@ -411,9 +433,157 @@ function draw() {
   $("name-view").hidden = named;
   $("lobby-view").hidden = !named || r.view !== "lobby";
   $("room-view").hidden = !named || r.view !== "room";
+  $("games-view").hidden = !named || r.view !== "games";
+  $("game-view").hidden = !named || r.view !== "game";
   if (!named) return;
   if (r.view === "lobby") drawLobby();
+  else if (r.view === "games") drawGames();
+  else if (r.view === "game") drawReplay();
   else drawRoom();
+}
+
+// --- kept games: the list and the replay ---------------------------------------------
+
+const HISTORY_PAGE = 20;
+
+/** Asks for a page of kept games (`before` an id, for the next page), of `name` if given. */
+function askHistory(name, before) {
+  const message = { type: "history", limit: HISTORY_PAGE };
+  if (name) message.name = name;
+  if (before) message.before = before;
+  if (!before) state.history = { name, games: [], more: false, record: null, loading: true };
+  else state.history.loading = true;
+  request(message, { kind: "history", name, before });
+}
+
+function onHistory(msg, asked) {
+  const name = asked ? asked.name : "";
+  if (!state.history || state.history.name !== name) return;
+  state.history.games.push(...msg.games);
+  state.history.more = msg.more;
+  state.history.record = msg.record || null;
+  state.history.loading = false;
+  if (route().view === "games") drawGames();
+}
+
+function playerWords(p) {
+  return p.ai ? `AI (${p.ai})` : p.name;
+}
+
+function resultWords(result, x, o) {
+  const name = (mark) => (mark === "X" ? playerWords(x) : playerWords(o));
+  switch (result.state) {
+    case "won": return `${name(result.winner)} (${result.winner}) won`;
+    case "resigned": return `${name(result.winner)} (${result.winner}) won by resignation`;
+    case "drawn": return "drawn";
+    default: return result.state;
+  }
+}
+
+function when(ms) {
+  return new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
+
+function drawGames() {
+  const hist = state.history;
+  const r = route();
+  $("games-name").value = r.name || "";
+  $("games-title").textContent = r.name ? `Games of ${r.name}` : "Past games";
+  const record = $("games-record");
+  if (hist && hist.record) {
+    const t = hist.record.total;
+    record.replaceChildren(
+      h("p", {}, h("strong", {}, `${hist.record.name}: `), `${t.wins} won, ${t.draws} drawn, ${t.losses} lost`),
+      h("ul", { class: "record" }, ...hist.record.opponents.map((o) =>
+        h("li", {}, `against ${playerWords(o.opponent)}: ${o.wins} won, ${o.draws} drawn, ${o.losses} lost`))),
+    );
+  } else {
+    record.replaceChildren();
+  }
+  const list = $("games-list");
+  const games = hist ? hist.games : [];
+  list.replaceChildren(...games.map((g) => h("li", { dataset: { game: String(g.game) } },
+    h("a", { href: `#/g/${g.game}` }, `Game ${g.game}`),
+    h("span", {}, ` · ${rulesLabel(g.rules)} · ${playerWords(g.x)} (X) against ${playerWords(g.o)} (O) · ` +
+      `${resultWords(g.result, g.x, g.o)} in ${g.ply} moves`),
+    h("span", { class: "muted" }, ` · ${when(g.ended_at)}`))));
+  $("games-empty").hidden = !hist || hist.loading || games.length > 0;
+  $("games-more").hidden = !hist || !hist.more;
+  $("games-more").disabled = Boolean(hist && hist.loading);
+}
+
+function askGame(id) {
+  if (state.replay && state.replay.game.game === id) return drawReplay();
+  state.replay = null;
+  request({ type: "game", game: id }, { kind: "game", game: id });
+}
+
+function onGame(game) {
+  if (route().view !== "game" || route().id !== game.game) return;
+  state.replay = { game, ply: game.moves.length };
+  drawReplay();
+}
+
+/** Shows the kept game at ply `ply` (clamped to the game). */
+function replayTo(ply) {
+  const replay = state.replay;
+  if (!replay) return;
+  replay.ply = Math.max(0, Math.min(ply, replay.game.moves.length));
+  drawReplay();
+}
+
+function drawReplay() {
+  const replay = state.replay;
+  const r = route();
+  if (!replay) {
+    $("game-title").textContent = `Game ${r.id}`;
+    $("game-status").textContent = state.online ? "Loading…" : "Connecting…";
+    return;
+  }
+  const { game, ply } = replay;
+  const total = game.moves.length;
+  $("game-title").textContent = `Game ${game.game}: ${playerWords(game.x)} (X) against ${playerWords(game.o)} (O)`;
+  $("game-rules").textContent = `${rulesLabel(game.rules)} · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
+  const last = ply > 0 ? game.moves[ply - 1] : null;
+  $("game-status").textContent =
+    `Move ${ply} of ${total}` + (last ? `: ${last.by} played ${last.move}` : ": the empty board") +
+    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".");
+  const snap = replayAt(game, ply);
+  $("game-view").classList.toggle("gravity", game.rules.gravity);
+  drawBoard(snap, null, REPLAY_IDS);
+  for (const [id, to] of [["replay-start", 0], ["replay-back", ply - 1], ["replay-next", ply + 1], ["replay-end", total]]) {
+    $(id).disabled = to < 0 || to > total || to === ply;
+    $(id).onclick = () => replayTo(to);
+  }
+  $("replay-moves").replaceChildren(...game.moves.map((m, i) =>
+    h("li", {}, h("button", {
+      type: "button",
+      class: i + 1 === ply ? "move current" : "move",
+      "aria-current": i + 1 === ply ? "step" : null,
+      dataset: { ply: String(i + 1) },
+      onclick: () => replayTo(i + 1),
+    }, `${i + 1}. ${m.by} ${m.move}`))));
+  $("replay-text").value = game.text;
+  const download = $("replay-download");
+  if (download.dataset.game !== String(game.game)) {
+    if (download.href) URL.revokeObjectURL(download.href);
+    download.href = URL.createObjectURL(new Blob([game.text], { type: "text/plain" }));
+    download.download = `inarow-game-${game.game}.txt`;
+    download.dataset.game = String(game.game);
+  }
+}
+
+/** ←/→, Home/End step through a replay (not while typing in a field). */
+function onReplayKey(event) {
+  if (route().view !== "game" || !state.replay) return;
+  if (event.target.closest && event.target.closest("input, textarea, select")) return;
+  const steps = { ArrowLeft: -1, ArrowRight: 1 };
+  const ply = state.replay.ply;
+  if (event.key in steps) replayTo(ply + steps[event.key]);
+  else if (event.key === "Home") replayTo(0);
+  else if (event.key === "End") replayTo(state.replay.game.moves.length);
+  else return;
+  event.preventDefault();
 }
 
 function seatLabel(seat) {
@@ -519,6 +689,11 @@ function drawRoom() {
   status.textContent = state.online ? statusLine(snap, mine) : `Offline: ${state.offlineWhy || "reconnecting…"}`;
   status.classList.toggle("offline-banner", !state.online);
   $("moves").textContent = snap.moves.length ? `Moves: ${snap.moves.join(" ")}` : "";
+  const over = ["won", "drawn", "resigned"].includes(st.state);
+  // Where the finished game is kept (the snapshot names it once the game has ended).
+  $("room-kept").replaceChildren(...(over && snap.last_game
+    ? ["This game is kept as ", h("a", { href: `#/g/${snap.last_game}`, id: "kept-link" }, `game ${snap.last_game}`), ": replay it any time."]
+    : []));
   drawBoard(snap, mine);
   drawHintInfo(entry);
   drawSeats(snap, mine);
@@ -550,9 +725,13 @@ function drawHintInfo(entry) {
     key("guess", "+/−", "estimate")));
 }
 
-function drawBoard(snap, mine) {
-  const board = $("board");
-  const wrap = $("board-wrap");
+/** The elements a board is drawn into: the room's, or the replay's. */
+const ROOM_IDS = { board: "board", wrap: "board-wrap", ranks: "ranks", files: "files" };
+const REPLAY_IDS = { board: "replay-board", wrap: "replay-wrap", ranks: "replay-ranks", files: "replay-files" };
+
+function drawBoard(snap, mine, ids = ROOM_IDS) {
+  const board = $(ids.board);
+  const wrap = $(ids.wrap);
   const { width, height, gravity } = snap.rules;
   const hadFocus = board.contains(document.activeElement);
   wrap.style.setProperty("--w", width);
@@ -567,7 +746,7 @@ function drawBoard(snap, mine) {
   const line = new Set(snap.status.line || []);
   const myTurn = state.online && snap.status.state === "playing" && snap.status.turn === mine;
   board.classList.toggle("playable", myTurn);
-  board.classList.toggle("offline", !state.online);
+  board.classList.toggle("offline", ids === ROOM_IDS && !state.online);
   board.setAttribute("aria-disabled", String(!myTurn));
   const ghostRow = gravity && myTurn ? landingRow(snap, c.col) : null;
   const hints = hintsFor(snap);
@@ -594,7 +773,7 @@ function drawBoard(snap, mine) {
         h("div", {
           class: classes.join(" "),
           role: "gridcell",
-          tabindex: here ? "0" : "-1",
+          tabindex: ids === ROOM_IDS ? (here ? "0" : "-1") : null,
           "aria-label": `${name}, ${words}${extra}`,
           dataset: { cell: name, col: String(col), row: String(row) },
         }, stone || (hint ? hint.text : "")),
@@ -605,11 +784,11 @@ function drawBoard(snap, mine) {
   board.replaceChildren(...rows);
   const ranks = [];
   for (let row = height - 1; row >= 0; row -= 1) ranks.push(h("span", {}, String(row + 1)));
-  $("ranks").replaceChildren(...ranks);
+  $(ids.ranks).replaceChildren(...ranks);
   const files = [];
   for (let col = 0; col < width; col += 1) files.push(h("span", {}, columnName(col)));
-  $("files").replaceChildren(...files);
-  if (hadFocus) focusCursor();
+  $(ids.files).replaceChildren(...files);
+  if (hadFocus && ids === ROOM_IDS) focusCursor();
 }
 
 function focusCursor() {
@@ -910,6 +1089,28 @@ function init() {
   });
   $("create-form").addEventListener("submit", onCreate);
   $("join-form").addEventListener("submit", onJoin);
+  $("games-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("games-name").value.trim();
+    const hash = name ? `#/games?name=${encodeURIComponent(name)}` : "#/games";
+    if (location.hash === hash) askHistory(name, null);
+    else location.hash = hash;
+  });
+  $("games-more").addEventListener("click", () => {
+    const hist = state.history;
+    if (hist && hist.games.length) askHistory(hist.name, hist.games[hist.games.length - 1].game);
+  });
+  $("replay-copy").addEventListener("click", async () => {
+    const text = $("replay-text").value;
+    try {
+      await navigator.clipboard.writeText(text);
+      notice("The game record is copied.", "info");
+    } catch {
+      $("replay-text").select();
+      notice("Select the record and copy it (the browser did not allow copying).", "info");
+    }
+  });
+  document.addEventListener("keydown", onReplayKey);
   $("sound").addEventListener("click", () => {
     localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
     drawSoundSwitch();

@@ -114,3 +114,28 @@ export function parseInvite(text) {
   if (!ROOM_CODE.test(code)) return null;
   return { code, watch: Boolean(link) && link[1] === "w" };
 }
+
+/** The board of a kept game (docs/protocol.md, `game`) after its first `ply` moves, as a
+ *  room snapshot the board drawing understands: rows top first, the last move, and the
+ *  game's result (with its winning line) once every move is on. */
+export function replayAt(game, ply) {
+  const { width, height } = game.rules;
+  const rows = Array.from({ length: height }, () => Array(width).fill("."));
+  for (const m of game.moves.slice(0, ply)) {
+    const at = parseCell(m.cell);
+    if (at && at.col < width && at.row < height) rows[height - 1 - at.row][at.col] = m.by;
+  }
+  const last = ply > 0 ? game.moves[ply - 1].cell : undefined;
+  const end = ply >= game.moves.length;
+  return {
+    id: `game-${game.game}`,
+    rules: game.rules,
+    board: rows.map((r) => r.join("")),
+    moves: game.moves.slice(0, ply).map((m) => m.move),
+    ply,
+    legal_moves: [],
+    last_move: last,
+    seats: [],
+    status: end ? game.result : { state: "replay" },
+  };
+}
