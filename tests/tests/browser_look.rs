@@ -108,6 +108,18 @@ rules.value = 'custom';
 rules.dispatchEvent(new Event('change', {bubbles: true}));
 if (!custom.offsetParent) problems.push('the custom fields stay hidden with Custom chosen');
 fits('with Custom chosen');
+for (const label of document.querySelectorAll('#lobby-view label')) {
+  if (!label.offsetParent) continue;
+  for (const node of label.childNodes) {
+    if (node.nodeType !== Node.TEXT_NODE || !node.textContent.trim()) continue;
+    const words = document.createRange();
+    words.selectNodeContents(node);
+    const lines = new Set([...words.getClientRects()].map((r) => Math.round(r.top)));
+    const single = node.textContent.trim().split(/\s+/).length === 1;
+    // A one-word label broken across lines is broken inside the word.
+    if (single && lines.size > 1) problems.push(`the label ${node.textContent.trim()} is broken across ${lines.size} lines`);
+  }
+}
 for (const box of document.querySelectorAll('#lobby-view input[type=checkbox]')) {
   const label = box.closest('label');
   if (!label) { problems.push(`${box.id} has no label around it`); continue; }
@@ -294,6 +306,25 @@ async fn every_board_is_square_round_and_on_screen_at_five_sizes() {
             .await;
         if let (Some(axe), "laptop-1366x768") = (&axe, size) {
             serious.extend(axe_serious(&browser, axe, "the lobby").await);
+        }
+        if width < 400 {
+            // The new-room form with its custom fields open, as a phone shows it.
+            browser
+                .eval(
+                    "const rules = document.getElementById('create-rules'); rules.value = 'custom';
+                     rules.dispatchEvent(new Event('change', {bubbles: true}));
+                     document.getElementById('create-title').scrollIntoView();",
+                )
+                .await;
+            browser
+                .screenshot(&shots.join(format!("new-room-custom-{size}.png")))
+                .await;
+            browser
+                .eval(
+                    "const rules = document.getElementById('create-rules'); rules.value = 'tictactoe';
+                     rules.dispatchEvent(new Event('change', {bubbles: true}));",
+                )
+                .await;
         }
         for (name, room, stones) in [
             ("gomoku", &gomoku, gomoku_moves.len()),
