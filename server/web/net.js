@@ -43,7 +43,8 @@ export class Connection {
     socket.onopen = () => {
       const hello = { type: "hello", id: HELLO_ID, protocol: this.protocol, name: this.name };
       // The newest token of this browser: another tab may have resumed the session since.
-      const token = localStorage.getItem(TOKEN_KEY);
+      // (sessionStorage: where a page from before this change kept it, for one reload.)
+      const token = localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(TOKEN_KEY);
       if (token) hello.token = token;
       socket.send(JSON.stringify(hello));
     };
