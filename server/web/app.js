@@ -3,12 +3,58 @@
 // knows the board.
 
 import { Connection } from "./net.js";
-import { applyMoved, columnName, landingRow, markAt, moveFor, rulesLabel } from "./game.js";
+import {
+  applyMoved, columnName, landingRow, markAt, moveFor, parseInvite, replayAt, rulesLabel,
+} from "./game.js";
 
 const NAME_KEY = "inarow.name";
+/** The rooms the session is in, kept per browser (as the session's token is, in net.js)
+ *  so that a new tab or a reopened link returns to them. */
 const ROOMS_KEY = "inarow.rooms";
+/** "on" when the player wants a sound on their turn and at a game's end. */
+const SOUND_KEY = "inarow.sound";
 const LOBBY_REFRESH_MS = 3000;
 const CHAT_LINES = 200;
+const TITLE = "inarow";
+
+/** The error codes of docs/protocol.md in words; the server's own message follows them
+ *  where it says more (which field, which limit). */
+const ERROR_WORDS = {
+  bad_request: "The server did not understand that request.",
+  invalid_name: "That name cannot be used.",
+  invalid_rules: "Those rules are not possible.",
+  invalid_chat: "That message cannot be sent.",
+  unknown_room: "There is no such room: it may have closed.",
+  room_full: "Both seats are taken.",
+  seat_taken: "Someone else holds that seat.",
+  already_seated: "You already hold the other seat of this room.",
+  not_in_room: "You are not in that room.",
+  not_a_player: "You are watching: take a seat to play.",
+  not_your_turn: "It is not your turn.",
+  stale_ply: "The position changed before your move arrived; look again.",
+  illegal_move: "That move is not possible.",
+  game_not_in_progress: "The game is not in progress.",
+  game_in_progress: "The game is still going on.",
+  rate_limited: "Too fast: wait a moment and try again.",
+  hints_off: "Hints are off for the players of this room while the game is on.",
+  too_large: "That message is too long.",
+  server_full: "The server is full: try again later.",
+  too_many_rooms: "Too many rooms are open.",
+  too_many_connections: "Too many connections from your address: try again in a minute.",
+  too_many_sessions: "Too many sessions from your address.",
+  unknown_game: "The server does not keep that game.",
+  store_unavailable: "The server could not read its game store: try again later.",
+};
+
+/** An error in words: the code's sentence, then the server's detail when it adds one. */
+function errorWords(code, message) {
+  const words = ERROR_WORDS[code];
+  if (!words) return message || "Something went wrong.";
+  const detail = String(message || "").trim();
+  // Refusals that name a field or a limit say it in the server's message.
+  const telling = ["invalid_name", "invalid_rules", "invalid_chat", "illegal_move", "too_many_rooms", "bad_request"];
+  return telling.includes(code) && detail ? `${words} (${detail})` : words;
+}
 
 const $ = (id) => document.getElementById(id);
 
@@ -40,13 +86,33 @@ const state = {
   /** A resign waiting for its confirmation click. */
   confirmResign: false,
   conn: null,
+  /** Whether the connection is up and welcomed: requests are refused, not queued, when not. */
+  online: false,
+  /** Why the link is down, for the board's "reconnecting" line. */
+  offlineWhy: "",
+  /** A notice to show once the address has changed (the change clears notices). */
+  nextNotice: null,
+  /** Room id → the mark we held in its last game, to tell the player after a rematch. */
+  lastMark: new Map(),
+  /** Room id → an analysis asked for and not yet answered. */
+  analysing: new Set(),
+  /** The games page: {name, games, more, record, loading}, from `history` answers. */
+  history: null,
+  /** The replay on screen: {game (the `game` answer), ply (how many moves are shown)}. */
+  replay: null,
 };
 
 // --- routing -------------------------------------------------------------------------
 
-/** What the address asks for: {view: "lobby"} or {view: "room", id, watch}. */
+/** What the address asks for: {view: "lobby"}, {view: "room", id, watch}, {view: "games",
+ *  name} (the kept games, of one player when named) or {view: "game", id} (a replay). */
 function route() {
-  const match = /^#\/([rw])\/([A-Za-z0-9 ]+)$/.exec(decodeURIComponent(location.hash));
+  const hash = decodeURIComponent(location.hash);
+  const games = /^#\/games(?:\?name=(.*))?$/.exec(hash);
+  if (games) return { view: "games", name: (games[1] || "").trim() };
+  const game = /^#\/g\/(\d+)(?:\/(\d+))?$/.exec(hash);
+  if (game) return { view: "game", id: Number(game[1]) };
+  const match = /^#\/([rw])\/([A-Za-z0-9 ]+)$/.exec(hash);
   if (!match) return { view: "lobby" };
   return { view: "room", id: match[2].trim().toLowerCase(), watch: match[1] === "w" };
 }
@@ -56,12 +122,25 @@ function inviteLink(id) {
 }
 
 function rememberRooms() {
-  sessionStorage.setItem(ROOMS_KEY, JSON.stringify([...state.rooms.keys()]));
+  localStorage.setItem(ROOMS_KEY, JSON.stringify([...state.rooms.keys()]));
+}
+
+/** Goes to `hash`, then shows `text` (a hash change clears the notice otherwise). */
+function go(hash, text) {
+  if (location.hash === hash || (hash === "#/" && location.hash === "")) {
+    notice(text);
+    draw();
+    return;
+  }
+  state.nextNotice = text || null;
+  location.hash = hash;
 }
 
 /** Enters the room the address names, unless we are in it already. */
 function enterRoute() {
   const r = route();
+  if (r.view === "games" && state.me) return askHistory(r.name, null);
+  if (r.view === "game" && state.me) return askGame(r.id);
   if (r.view !== "room" || state.rooms.has(r.id) || !state.me) return;
   if (r.watch) request({ type: "join", room: r.id }, { kind: "watch", room: r.id });
   else request({ type: "join", room: r.id, seat: "any" }, { kind: "join", room: r.id });
@@ -69,16 +148,73 @@ function enterRoute() {
 
 // --- the connection ------------------------------------------------------------------
 
+/** Sends a request; when the link is down it is not queued: the player is told instead. */
 function request(message, pending) {
+  if (!state.online) {
+    notice("Not connected: reconnecting… Try again once the game is back.");
+    return null;
+  }
   const id = state.conn.send(message);
   if (pending) state.pending.set(id, pending);
   return id;
 }
 
-function notice(text) {
+/** Shows a line above the page: an error or refusal, or with `kind` "info" news. */
+function notice(text, kind) {
   const el = $("notice");
   el.textContent = text || "";
   el.hidden = !text;
+  el.className = kind === "info" ? "info" : "";
+  el.setAttribute("role", kind === "info" ? "status" : "alert");
+}
+
+/** Says `text` to screen readers (the live region is visually hidden). */
+function announce(text) {
+  const el = $("announce");
+  // The same words twice in a row are announced again only if the text changes.
+  el.textContent = el.textContent === text ? `${text}\u00a0` : text;
+}
+
+// --- attention: title and sound ------------------------------------------------------
+
+function soundOn() {
+  return localStorage.getItem(SOUND_KEY) === "on";
+}
+
+function drawSoundSwitch() {
+  const on = soundOn();
+  const button = $("sound");
+  button.textContent = on ? "Sound: on" : "Sound: off";
+  button.title = on ? "Mute the sound of your turn and of a game's end" : "Play a sound on your turn and at a game's end";
+}
+
+let audio = null;
+/** A short two-note chime (no sound file to load); quiet unless the player turned it on. */
+function chime(high) {
+  if (!soundOn()) return;
+  try {
+    audio = audio || new AudioContext();
+    const now = audio.currentTime;
+    for (const [i, freq] of [high ? 660 : 520, high ? 880 : 660].entries()) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, now + i * 0.12);
+      gain.gain.exponentialRampToValueAtTime(0.15, now + i * 0.12 + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + i * 0.12 + 0.25);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(now + i * 0.12);
+      osc.stop(now + i * 0.12 + 0.3);
+    }
+  } catch {
+    // No audio in this browser: the title still changes.
+  }
+}
+
+/** Draws the eye to the tab when it is hidden: the title says what happened. */
+function attention(words, high) {
+  chime(high);
+  if (document.hidden) document.title = `● ${words} — ${TITLE}`;
 }
 
 function onMessage(msg) {
@@ -104,6 +240,12 @@ function onMessage(msg) {
     case "chat":
       onChat(msg);
       break;
+    case "history":
+      onHistory(msg, asked);
+      break;
+    case "game":
+      onGame(msg.game);
+      break;
     case "left":
       state.rooms.delete(msg.room);
       rememberRooms();
@@ -119,13 +261,13 @@ function onMessage(msg) {
 function onWelcome(msg) {
   state.me = msg.session;
   document.body.dataset.protocol = String(msg.protocol);
-  $("who").textContent = `playing as ${localStorage.getItem(NAME_KEY)}`;
+  $("who").replaceChildren(h("span", { class: "wide" }, "playing as "), localStorage.getItem(NAME_KEY));
   if (!msg.resumed) {
     // A new session is in no room: forget what the old one showed.
     state.rooms.clear();
     rememberRooms();
   }
-  const stored = JSON.parse(sessionStorage.getItem(ROOMS_KEY) || "[]");
+  const stored = JSON.parse(localStorage.getItem(ROOMS_KEY) || "[]");
   const r = route();
   // A resumed session gets a snapshot of each of its rooms right after `welcome`.
   if (msg.resumed && r.view === "room" && stored.includes(r.id)) return draw();
@@ -134,20 +276,71 @@ function onWelcome(msg) {
   draw();
 }
 
+/** The name a mark's seat shows: "you", a person's name or "AI". */
+function moverName(snap, mark) {
+  const seat = snap.seats.find((s) => s.mark === mark);
+  if (!seat) return mark;
+  const o = seat.occupant;
+  if (o.kind === "human" && o.session === state.me) return "You";
+  if (o.kind === "ai") return "AI";
+  if (o.kind === "human") return o.name;
+  return mark;
+}
+
+/** Tells what a move changed: the live region, and the title or a sound when it is now the
+ *  player's turn or the game is over. `before` is the snapshot the move was played on. */
+function tellMove(before, after, by, cell) {
+  const mine = mySeat(after);
+  const status = after.status;
+  let words = `${moverName(before, by)} played ${cell}.`;
+  const over = ["won", "drawn", "resigned"].includes(status.state);
+  if (over) words += ` ${statusLine(after, mine)}`;
+  else if (status.state === "playing" && status.turn === mine) words += " Your move.";
+  announce(words);
+  if (!mine || by === mine) return;
+  if (over) attention(statusLine(after, mine).replace(/\.$/, ""), status.winner === mine);
+  else if (status.state === "playing" && status.turn === mine) attention("Your move", true);
+}
+
+/** After a rematch, says which mark the player now holds (a rematch swaps the seats). */
+function tellRematch(before, snap) {
+  const mine = mySeat(snap);
+  const had = state.lastMark.get(snap.id);
+  if (mine) state.lastMark.set(snap.id, mine);
+  if (!before || snap.game === before.game || !mine) return;
+  const order = mine === "X" ? "you move first" : "you move second";
+  const words = `Game ${snap.game}: you now play ${mine} (${order})${had && had !== mine ? `, colours swapped` : ""}.`;
+  notice(words, "info");
+  announce(words);
+  if (snap.status.state === "playing" && snap.status.turn === mine) attention("Your move", true);
+}
+
 function onSnapshot(snap, asked) {
   const known = state.rooms.get(snap.id);
   // A snapshot repeats the current seq when sent to us alone; an older one is stale.
   if (known && snap.seq < known.snap.seq) return;
   const entry = known || { chat: [] };
+  const before = known ? known.snap : null;
   entry.snap = snap;
   entry.syncing = false;
   state.rooms.set(snap.id, entry);
   rememberRooms();
+  if (before && before.game === snap.game && snap.ply === before.ply + 1 && snap.last_move) {
+    // Protocol 1 sends a snapshot where protocol 2 sends `moved`.
+    const by = markAt(snap, ...cellAt(snap.last_move));
+    tellMove(before, snap, by, snap.last_move);
+  }
+  tellRematch(before, snap);
   if (asked && asked.kind === "create") {
     location.hash = `#/r/${snap.id}`;
     return;
   }
   if (route().view === "room" && route().id === snap.id) drawRoom();
+}
+
+function cellAt(name) {
+  const match = /^([a-z])(\d+)$/.exec(name);
+  return match ? [match[1].charCodeAt(0) - 97, Number(match[2]) - 1] : [0, 0];
 }
 
 /** Asks for a fresh snapshot after a gap in the room's events (protocol 2 only). */
@@ -160,9 +353,11 @@ function resync(entry) {
 function onMoved(msg) {
   const entry = state.rooms.get(msg.room);
   if (!entry || msg.seq <= entry.snap.seq) return;
-  const next = applyMoved(entry.snap, msg);
+  const before = entry.snap;
+  const next = applyMoved(before, msg);
   if (!next) return resync(entry);
   entry.snap = next;
+  tellMove(before, next, msg.by, msg.cell);
   if (route().view === "room" && route().id === msg.room) drawRoom();
 }
 
@@ -171,7 +366,7 @@ function onAnalysis(msg) {
   const entry = state.rooms.get(msg.room);
   if (!entry) return;
   entry.hints = msg;
-  notice(null);
+  state.analysing.delete(msg.room);
   if (route().view === "room" && route().id === msg.room) drawRoom();
 }
 
@@ -209,11 +404,25 @@ function onError(msg, asked) {
     return;
   }
   if (asked && (asked.kind === "join" || asked.kind === "watch") && msg.code === "unknown_room") {
-    notice(`There is no room ${asked.room}: it may have closed.`);
-    location.hash = "#/";
+    go("#/", `There is no room with the code “${asked.room}”: check the invite code, or the room may have closed.`);
     return;
   }
-  notice(`${msg.message} (${msg.code})`);
+  if (asked && asked.kind === "history" && state.history) state.history.loading = false;
+  if (asked && asked.kind === "game" && route().view === "game") {
+    $("game-status").textContent = errorWords(msg.code, msg.message);
+  }
+    if (asked && asked.kind === "analyze") {
+    state.analysing.delete(asked.room);
+    const entry = state.rooms.get(asked.room);
+    // The position moved on while the AI looked at it: not a failure, ask again.
+    if (msg.code === "stale_ply" && entry) {
+      state.analysing.add(asked.room);
+      request({ type: "analyze", room: asked.room }, { kind: "analyze", room: asked.room });
+      return;
+    }
+    if (route().view === "room") drawHintInfo(currentRoom());
+  }
+  notice(errorWords(msg.code, msg.message));
 }
 
 // --- drawing -------------------------------------------------------------------------
@@ -224,9 +433,157 @@ function draw() {
   $("name-view").hidden = named;
   $("lobby-view").hidden = !named || r.view !== "lobby";
   $("room-view").hidden = !named || r.view !== "room";
+  $("games-view").hidden = !named || r.view !== "games";
+  $("game-view").hidden = !named || r.view !== "game";
   if (!named) return;
   if (r.view === "lobby") drawLobby();
+  else if (r.view === "games") drawGames();
+  else if (r.view === "game") drawReplay();
   else drawRoom();
+}
+
+// --- kept games: the list and the replay ---------------------------------------------
+
+const HISTORY_PAGE = 20;
+
+/** Asks for a page of kept games (`before` an id, for the next page), of `name` if given. */
+function askHistory(name, before) {
+  const message = { type: "history", limit: HISTORY_PAGE };
+  if (name) message.name = name;
+  if (before) message.before = before;
+  if (!before) state.history = { name, games: [], more: false, record: null, loading: true };
+  else state.history.loading = true;
+  request(message, { kind: "history", name, before });
+}
+
+function onHistory(msg, asked) {
+  const name = asked ? asked.name : "";
+  if (!state.history || state.history.name !== name) return;
+  state.history.games.push(...msg.games);
+  state.history.more = msg.more;
+  state.history.record = msg.record || null;
+  state.history.loading = false;
+  if (route().view === "games") drawGames();
+}
+
+function playerWords(p) {
+  return p.ai ? `AI (${p.ai})` : p.name;
+}
+
+function resultWords(result, x, o) {
+  const name = (mark) => (mark === "X" ? playerWords(x) : playerWords(o));
+  switch (result.state) {
+    case "won": return `${name(result.winner)} (${result.winner}) won`;
+    case "resigned": return `${name(result.winner)} (${result.winner}) won by resignation`;
+    case "drawn": return "drawn";
+    default: return result.state;
+  }
+}
+
+function when(ms) {
+  return new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
+
+function drawGames() {
+  const hist = state.history;
+  const r = route();
+  $("games-name").value = r.name || "";
+  $("games-title").textContent = r.name ? `Games of ${r.name}` : "Past games";
+  const record = $("games-record");
+  if (hist && hist.record) {
+    const t = hist.record.total;
+    record.replaceChildren(
+      h("p", {}, h("strong", {}, `${hist.record.name}: `), `${t.wins} won, ${t.draws} drawn, ${t.losses} lost`),
+      h("ul", { class: "record" }, ...hist.record.opponents.map((o) =>
+        h("li", {}, `against ${playerWords(o.opponent)}: ${o.wins} won, ${o.draws} drawn, ${o.losses} lost`))),
+    );
+  } else {
+    record.replaceChildren();
+  }
+  const list = $("games-list");
+  const games = hist ? hist.games : [];
+  list.replaceChildren(...games.map((g) => h("li", { dataset: { game: String(g.game) } },
+    h("a", { href: `#/g/${g.game}` }, `Game ${g.game}`),
+    h("span", {}, ` · ${rulesLabel(g.rules)} · ${playerWords(g.x)} (X) against ${playerWords(g.o)} (O) · ` +
+      `${resultWords(g.result, g.x, g.o)} in ${g.ply} moves`),
+    h("span", { class: "muted" }, ` · ${when(g.ended_at)}`))));
+  $("games-empty").hidden = !hist || hist.loading || games.length > 0;
+  $("games-more").hidden = !hist || !hist.more;
+  $("games-more").disabled = Boolean(hist && hist.loading);
+}
+
+function askGame(id) {
+  if (state.replay && state.replay.game.game === id) return drawReplay();
+  state.replay = null;
+  request({ type: "game", game: id }, { kind: "game", game: id });
+}
+
+function onGame(game) {
+  if (route().view !== "game" || route().id !== game.game) return;
+  state.replay = { game, ply: game.moves.length };
+  drawReplay();
+}
+
+/** Shows the kept game at ply `ply` (clamped to the game). */
+function replayTo(ply) {
+  const replay = state.replay;
+  if (!replay) return;
+  replay.ply = Math.max(0, Math.min(ply, replay.game.moves.length));
+  drawReplay();
+}
+
+function drawReplay() {
+  const replay = state.replay;
+  const r = route();
+  if (!replay) {
+    $("game-title").textContent = `Game ${r.id}`;
+    $("game-status").textContent = state.online ? "Loading…" : "Connecting…";
+    return;
+  }
+  const { game, ply } = replay;
+  const total = game.moves.length;
+  $("game-title").textContent = `Game ${game.game}: ${playerWords(game.x)} (X) against ${playerWords(game.o)} (O)`;
+  $("game-rules").textContent = `${rulesLabel(game.rules)} · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
+  const last = ply > 0 ? game.moves[ply - 1] : null;
+  $("game-status").textContent =
+    `Move ${ply} of ${total}` + (last ? `: ${last.by} played ${last.move}` : ": the empty board") +
+    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".");
+  const snap = replayAt(game, ply);
+  $("game-view").classList.toggle("gravity", game.rules.gravity);
+  drawBoard(snap, null, REPLAY_IDS);
+  for (const [id, to] of [["replay-start", 0], ["replay-back", ply - 1], ["replay-next", ply + 1], ["replay-end", total]]) {
+    $(id).disabled = to < 0 || to > total || to === ply;
+    $(id).onclick = () => replayTo(to);
+  }
+  $("replay-moves").replaceChildren(...game.moves.map((m, i) =>
+    h("li", {}, h("button", {
+      type: "button",
+      class: i + 1 === ply ? "move current" : "move",
+      "aria-current": i + 1 === ply ? "step" : null,
+      dataset: { ply: String(i + 1) },
+      onclick: () => replayTo(i + 1),
+    }, `${i + 1}. ${m.by} ${m.move}`))));
+  $("replay-text").value = game.text;
+  const download = $("replay-download");
+  if (download.dataset.game !== String(game.game)) {
+    if (download.href) URL.revokeObjectURL(download.href);
+    download.href = URL.createObjectURL(new Blob([game.text], { type: "text/plain" }));
+    download.download = `inarow-game-${game.game}.txt`;
+    download.dataset.game = String(game.game);
+  }
+}
+
+/** ←/→, Home/End step through a replay (not while typing in a field). */
+function onReplayKey(event) {
+  if (route().view !== "game" || !state.replay) return;
+  if (event.target.closest && event.target.closest("input, textarea, select")) return;
+  const steps = { ArrowLeft: -1, ArrowRight: 1 };
+  const ply = state.replay.ply;
+  if (event.key in steps) replayTo(ply + steps[event.key]);
+  else if (event.key === "Home") replayTo(0);
+  else if (event.key === "End") replayTo(state.replay.game.moves.length);
+  else return;
+  event.preventDefault();
 }
 
 function seatLabel(seat) {
@@ -302,8 +659,10 @@ function drawRoom() {
   const view = $("room-view");
   if (!entry) {
     $("room-title").textContent = `Room ${r.id}`;
-    $("room-status").textContent = "Entering…";
+    $("room-status").textContent = state.online ? "Entering…" : "Connecting…";
     $("board").replaceChildren();
+    $("ranks").replaceChildren();
+    $("files").replaceChildren();
     return;
   }
   const snap = entry.snap;
@@ -319,14 +678,24 @@ function drawRoom() {
     mine: mine || "",
     moves: snap.moves.join(" "),
   });
+  view.classList.toggle("gravity", snap.rules.gravity);
   $("room-title").textContent = snap.name;
   $("room-rules").textContent =
     `${rulesLabel(snap.rules)} · game ${snap.game} · move ${snap.ply}` +
+    (mine ? ` · you play ${mine}` : " · you are watching") +
     (snap.private ? " · private" : "") +
     (snap.spectators.length ? ` · watching: ${snap.spectators.join(", ")}` : "");
-  $("room-status").textContent = statusLine(snap, mine);
+  const status = $("room-status");
+  status.textContent = state.online ? statusLine(snap, mine) : `Offline: ${state.offlineWhy || "reconnecting…"}`;
+  status.classList.toggle("offline-banner", !state.online);
   $("moves").textContent = snap.moves.length ? `Moves: ${snap.moves.join(" ")}` : "";
+  const over = ["won", "drawn", "resigned"].includes(st.state);
+  // Where the finished game is kept (the snapshot names it once the game has ended).
+  $("room-kept").replaceChildren(...(over && snap.last_game
+    ? ["This game is kept as ", h("a", { href: `#/g/${snap.last_game}`, id: "kept-link" }, `game ${snap.last_game}`), ": replay it any time."]
+    : []));
   drawBoard(snap, mine);
+  drawHintInfo(entry);
   drawSeats(snap, mine);
   drawActions(snap, mine);
   $("invite").replaceChildren(
@@ -334,25 +703,56 @@ function drawRoom() {
     h("a", { href: inviteLink(snap.id), id: "invite-link" }, inviteLink(snap.id)),
   );
   drawChat(entry);
+  if (document.hidden === false) document.title = `${snap.name} — ${TITLE}`;
 }
 
-function drawBoard(snap, mine) {
-  const board = $("board");
+/** Under the board: "analysing" while a hint is on its way, then the marks' legend. */
+function drawHintInfo(entry) {
+  const info = $("hint-info");
+  if (!entry) return info.replaceChildren();
+  if (state.analysing.has(entry.snap.id)) {
+    return info.replaceChildren(h("div", { class: "analysing", role: "status" },
+      h("progress", { "aria-label": "Analysing the position" }), "Analysing the position…"));
+  }
+  if (hintsFor(entry.snap).size === 0) return info.replaceChildren();
+  const key = (kind, text, words) =>
+    h("span", {}, h("span", { class: `key hint-${kind}`, "aria-hidden": "true" }, text), ` ${words}`);
+  info.replaceChildren(h("p", { class: "legend" },
+    h("strong", {}, "Hints for the player to move:"),
+    key("win", "W3", "wins in 3 moves"),
+    key("draw", "=", "draws"),
+    key("loss", "L2", "loses in 2"),
+    key("guess", "+/−", "estimate")));
+}
+
+/** The elements a board is drawn into: the room's, or the replay's. */
+const ROOM_IDS = { board: "board", wrap: "board-wrap", ranks: "ranks", files: "files" };
+const REPLAY_IDS = { board: "replay-board", wrap: "replay-wrap", ranks: "replay-ranks", files: "replay-files" };
+
+function drawBoard(snap, mine, ids = ROOM_IDS) {
+  const board = $(ids.board);
+  const wrap = $(ids.wrap);
   const { width, height, gravity } = snap.rules;
   const hadFocus = board.contains(document.activeElement);
-  board.style.setProperty("--w", width);
-  board.style.setProperty("--h", height);
-  board.classList.toggle("square", !gravity);
-  board.setAttribute("aria-label", `${rulesLabel(snap.rules)} board, ${width} by ${height}`);
+  wrap.style.setProperty("--w", width);
+  wrap.style.setProperty("--h", height);
+  wrap.classList.toggle("dense", Math.max(width, height) >= 11);
+  board.setAttribute("aria-label", `${rulesLabel(snap.rules)} board, ${width} columns by ${height} rows`);
+  board.setAttribute("aria-rowcount", String(height));
+  board.setAttribute("aria-colcount", String(width));
   const c = state.cursor;
   c.col = Math.min(c.col, width - 1);
   c.row = Math.min(c.row, height - 1);
   const line = new Set(snap.status.line || []);
-  const myTurn = snap.status.state === "playing" && snap.status.turn === mine;
+  const myTurn = state.online && snap.status.state === "playing" && snap.status.turn === mine;
+  board.classList.toggle("playable", myTurn);
+  board.classList.toggle("offline", ids === ROOM_IDS && !state.online);
+  board.setAttribute("aria-disabled", String(!myTurn));
   const ghostRow = gravity && myTurn ? landingRow(snap, c.col) : null;
   const hints = hintsFor(snap);
-  const cells = [];
+  const rows = [];
   for (let row = height - 1; row >= 0; row -= 1) {
+    const cells = [];
     for (let col = 0; col < width; col += 1) {
       const name = `${columnName(col)}${row + 1}`;
       const mark = markAt(snap, col, row);
@@ -367,19 +767,28 @@ function drawBoard(snap, mine) {
       if (hint) classes.push("hint", `hint-${hint.kind}`);
       const here = col === c.col && row === c.row;
       const words = (mark === "." ? "empty" : mark) + (hint ? `, hint: ${hint.words}` : "");
+      const extra = (snap.last_move === name ? ", last move" : "") + (line.has(name) ? ", winning line" : "");
+      const stone = mark === "." ? null : h("span", { class: `stone ${mark.toLowerCase()}`, "aria-hidden": "true" }, mark);
       cells.push(
-        h("button", {
+        h("div", {
           class: classes.join(" "),
           role: "gridcell",
-          tabindex: here ? "0" : "-1",
-          "aria-label": `${name}, ${words}${line.has(name) ? ", winning line" : ""}`,
+          tabindex: ids === ROOM_IDS ? (here ? "0" : "-1") : null,
+          "aria-label": `${name}, ${words}${extra}`,
           dataset: { cell: name, col: String(col), row: String(row) },
-        }, mark === "." ? (hint ? hint.text : "") : mark),
+        }, stone || (hint ? hint.text : "")),
       );
     }
+    rows.push(h("div", { role: "row", "aria-rowindex": String(height - row) }, ...cells));
   }
-  board.replaceChildren(...cells);
-  if (hadFocus) focusCursor();
+  board.replaceChildren(...rows);
+  const ranks = [];
+  for (let row = height - 1; row >= 0; row -= 1) ranks.push(h("span", {}, String(row + 1)));
+  $(ids.ranks).replaceChildren(...ranks);
+  const files = [];
+  for (let col = 0; col < width; col += 1) files.push(h("span", {}, columnName(col)));
+  $(ids.files).replaceChildren(...files);
+  if (hadFocus && ids === ROOM_IDS) focusCursor();
 }
 
 function focusCursor() {
@@ -399,16 +808,31 @@ function playAt(col, row) {
   if (!entry) return;
   const snap = entry.snap;
   const mine = mySeat(snap);
+  if (!state.online) return notice("Not connected: reconnecting… Your move was not sent.");
   if (!mine) return notice("You are watching: take a seat to play.");
-  if (snap.status.state !== "playing" || snap.status.turn !== mine) return notice("It is not your turn.");
+  const st = snap.status.state;
+  if (st === "won" || st === "drawn" || st === "resigned") {
+    return notice("The game is over. Ask for a rematch to play again.");
+  }
+  if (st === "waiting") return notice("The game waits for a player to take the open seat.");
+  if (snap.status.turn !== mine) return notice("It is not your turn.");
   const move = moveFor(snap, col, row);
   if (!move) return notice(snap.rules.gravity ? "That column is full." : "That cell is taken.");
   notice(null);
   request({ type: "play", room: snap.id, ply: snap.ply, move });
 }
 
+/** Whether we may put an AI in a seat or free one: a player of the room may, and anyone in
+ *  it while no person holds a seat (a room of AIs, or one its creator only watches). The
+ *  server decides (issue 37, §2); the page offers only what it would allow, so a spectator
+ *  cannot swap out a player's AI opponent and take the seat mid-game. */
+function maySetSeats(snap, mine) {
+  return Boolean(mine) || !snap.seats.some((s) => s.occupant.kind === "human");
+}
+
 function drawSeats(snap, mine) {
   const turn = snap.status.state === "playing" ? snap.status.turn : null;
+  const controls = maySetSeats(snap, mine);
   $("seats").replaceChildren(
     ...snap.seats.map((seat) => {
       const o = seat.occupant;
@@ -425,19 +849,22 @@ function drawSeats(snap, mine) {
             dataset: { action: `sit-${seat.mark}` },
           }, "Sit here"));
         }
-        const level = h("select", { "aria-label": `AI level for ${seat.mark}` },
-          h("option", { value: "perfect" }, "perfect"),
-          h("option", { value: "medium" }, "medium"),
-          h("option", { value: "easy" }, "easy"));
-        buttons.push(level, h("button", {
-          class: "secondary",
-          onclick: () => request({ type: "set_seat", room: snap.id, seat: seat.mark, ai: level.value }),
-          dataset: { action: `ai-${seat.mark}` },
-        }, "Seat AI"));
-      } else if (o.kind === "ai") {
+        if (controls) {
+          const level = h("select", { "aria-label": `AI level for ${seat.mark}` },
+            h("option", { value: "perfect" }, "perfect"),
+            h("option", { value: "medium" }, "medium"),
+            h("option", { value: "easy" }, "easy"));
+          buttons.push(level, h("button", {
+            class: "secondary",
+            onclick: () => request({ type: "set_seat", room: snap.id, seat: seat.mark, ai: level.value }),
+            dataset: { action: `ai-${seat.mark}` },
+          }, "Seat AI"));
+        }
+      } else if (o.kind === "ai" && controls) {
         buttons.push(h("button", {
           class: "secondary",
           onclick: () => request({ type: "set_seat", room: snap.id, seat: seat.mark, ai: null }),
+          dataset: { action: `free-${seat.mark}` },
         }, "Remove AI"));
       }
       return h("div", { class: `seat${turn === seat.mark ? " turn" : ""}`, dataset: { seat: seat.mark } },
@@ -480,9 +907,13 @@ function drawActions(snap, mine) {
   if (!mine || snap.hints || over) {
     buttons.push(h("button", {
       class: "secondary",
+      disabled: state.analysing.has(snap.id),
       onclick: () => {
-        notice("Analysing…");
-        request({ type: "analyze", room: snap.id }, { kind: "analyze" });
+        notice(null);
+        if (request({ type: "analyze", room: snap.id }, { kind: "analyze", room: snap.id }) === null) return;
+        state.analysing.add(snap.id);
+        drawHintInfo(state.rooms.get(snap.id));
+        drawActions(snap, mine);
       },
       dataset: { action: "hint" },
     }, "Hint"));
@@ -529,6 +960,10 @@ function onBoardKey(event) {
   } else if (gravity && /^[1-9]$/.test(event.key) && Number(event.key) <= width) {
     c.col = Number(event.key) - 1;
     playAt(c.col, c.row);
+  } else if (event.key === "Enter" || event.key === " ") {
+    playAt(c.col, c.row);
+  } else if (event.key === "Home" || event.key === "End") {
+    c.col = event.key === "Home" ? 0 : width - 1;
   } else {
     return;
   }
@@ -586,16 +1021,58 @@ function onCreate(event) {
   request(message, { kind: "create" });
 }
 
+/** The link went up (`why` null) or down: the board is disabled and says so while down. */
+function onLinkStatus(why) {
+  state.online = !why;
+  state.offlineWhy = why || "";
+  $("link-status").textContent = why ? "Reconnecting…" : "";
+  if (why && route().view === "room") drawRoom();
+}
+
+/** The connection cannot go on; `takeBack` (when given) reconnects this tab. */
+function onFatal(text, takeBack) {
+  state.online = false;
+  state.offlineWhy = "disconnected";
+  $("link-status").textContent = "Disconnected";
+  const el = $("notice");
+  notice(text);
+  if (takeBack) {
+    el.append(" ", h("button", {
+      type: "button",
+      id: "take-back",
+      onclick: () => {
+        notice(null);
+        state.conn.reopen();
+      },
+    }, "Play here instead"));
+  }
+  if (route().view === "room") drawRoom();
+}
+
 function start(name) {
   state.conn = new Connection(name, {
     message: onMessage,
-    status: (text) => { $("link-status").textContent = text || ""; },
-    fatal: (text) => { $("link-status").textContent = ""; notice(text); },
+    status: onLinkStatus,
+    fatal: onFatal,
   });
   state.conn.open();
   setInterval(() => {
-    if (route().view === "lobby" && state.me && !document.hidden) request({ type: "list_rooms" });
+    if (route().view === "lobby" && state.me && state.online && !document.hidden) request({ type: "list_rooms" });
   }, LOBBY_REFRESH_MS);
+}
+
+/** The room code of what was typed or pasted in the invite field: a code, or an invite or
+ *  watch link. Null when it cannot be one. */
+function onJoin(event) {
+  event.preventDefault();
+  const typed = $("join-code").value;
+  const invite = parseInvite(typed);
+  if (!invite) {
+    notice(`“${typed.trim()}” is not an invite code: a code is letters and digits, such as k7m2q9xa, or paste the whole invite link.`);
+    return;
+  }
+  $("join-code").value = "";
+  go(`#/${invite.watch ? "w" : "r"}/${invite.code}`);
 }
 
 function init() {
@@ -611,10 +1088,39 @@ function init() {
     $("custom-rules").hidden = $("create-rules").value !== "custom";
   });
   $("create-form").addEventListener("submit", onCreate);
-  $("join-form").addEventListener("submit", (event) => {
+  $("join-form").addEventListener("submit", onJoin);
+  $("games-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    const code = $("join-code").value.trim().toLowerCase();
-    if (code) location.hash = `#/r/${code}`;
+    const name = $("games-name").value.trim();
+    const hash = name ? `#/games?name=${encodeURIComponent(name)}` : "#/games";
+    if (location.hash === hash) askHistory(name, null);
+    else location.hash = hash;
+  });
+  $("games-more").addEventListener("click", () => {
+    const hist = state.history;
+    if (hist && hist.games.length) askHistory(hist.name, hist.games[hist.games.length - 1].game);
+  });
+  $("replay-copy").addEventListener("click", async () => {
+    const text = $("replay-text").value;
+    try {
+      await navigator.clipboard.writeText(text);
+      notice("The game record is copied.", "info");
+    } catch {
+      $("replay-text").select();
+      notice("Select the record and copy it (the browser did not allow copying).", "info");
+    }
+  });
+  document.addEventListener("keydown", onReplayKey);
+  $("sound").addEventListener("click", () => {
+    localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+    drawSoundSwitch();
+    chime(true);
+  });
+  drawSoundSwitch();
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) return;
+    const entry = currentRoom();
+    document.title = entry ? `${entry.snap.name} — ${TITLE}` : TITLE;
   });
   $("chat-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -629,9 +1135,11 @@ function init() {
   board.addEventListener("keydown", onBoardKey);
   board.addEventListener("mouseover", onBoardHover);
   window.addEventListener("hashchange", () => {
-    notice(null);
+    notice(state.nextNotice);
+    state.nextNotice = null;
     state.cursor = { col: 0, row: 0 };
-    if (route().view === "lobby" && state.me) request({ type: "list_rooms" });
+    if (route().view === "lobby") document.title = TITLE;
+    if (route().view === "lobby" && state.me && state.online) request({ type: "list_rooms" });
     enterRoute();
     draw();
   });

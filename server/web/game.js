@@ -100,3 +100,42 @@ export function rulesLabel(rules) {
   if (width === 15 && height === 15 && k === 5 && !gravity) return "Gomoku";
   return `${width}×${height}, ${k} in a row${gravity ? ", gravity" : ""}`;
 }
+
+/** Room id characters (server/src/lobby.rs): letters and digits without i, l, o, 0, 1. */
+const ROOM_CODE = /^[a-hjkmnp-z2-9]{4,32}$/;
+
+/** What the player typed or pasted into the invite field: a room code, an invite link
+ *  (`…/#/r/CODE`) or a watch link (`…/#/w/CODE`). Returns `{code, watch}`, or null when it
+ *  cannot name a room. */
+export function parseInvite(text) {
+  const typed = String(text).trim();
+  const link = /#\/([rw])\/([A-Za-z0-9]+)\s*$/.exec(typed);
+  const code = (link ? link[2] : typed).toLowerCase();
+  if (!ROOM_CODE.test(code)) return null;
+  return { code, watch: Boolean(link) && link[1] === "w" };
+}
+
+/** The board of a kept game (docs/protocol.md, `game`) after its first `ply` moves, as a
+ *  room snapshot the board drawing understands: rows top first, the last move, and the
+ *  game's result (with its winning line) once every move is on. */
+export function replayAt(game, ply) {
+  const { width, height } = game.rules;
+  const rows = Array.from({ length: height }, () => Array(width).fill("."));
+  for (const m of game.moves.slice(0, ply)) {
+    const at = parseCell(m.cell);
+    if (at && at.col < width && at.row < height) rows[height - 1 - at.row][at.col] = m.by;
+  }
+  const last = ply > 0 ? game.moves[ply - 1].cell : undefined;
+  const end = ply >= game.moves.length;
+  return {
+    id: `game-${game.game}`,
+    rules: game.rules,
+    board: rows.map((r) => r.join("")),
+    moves: game.moves.slice(0, ply).map((m) => m.move),
+    ply,
+    legal_moves: [],
+    last_move: last,
+    seats: [],
+    status: end ? game.result : { state: "replay" },
+  };
+}

@@ -1,7 +1,8 @@
 // inarow web client: the WebSocket connection. Says `hello` with protocol 2 (falling back to
 // 1 when the server answers unsupported_protocol), keeps the resume token in
-// sessionStorage so a reload or a dropped connection resumes the session, numbers
-// requests, holds them until welcomed, and reconnects with back-off.
+// localStorage so a reload, a dropped connection, a new tab or a reopened invite link
+// resumes the session, numbers requests, and reconnects with back-off. A tab whose session
+// another tab resumed is told so and can take it back (docs/protocol.md: `bye` `replaced`).
 
 const TOKEN_KEY = "inarow.token";
 const HELLO_ID = "hello";
@@ -41,7 +42,9 @@ export class Connection {
     this.socket = socket;
     socket.onopen = () => {
       const hello = { type: "hello", id: HELLO_ID, protocol: this.protocol, name: this.name };
-      const token = sessionStorage.getItem(TOKEN_KEY);
+      // The newest token of this browser: another tab may have resumed the session since.
+      // (sessionStorage: where a page from before this change kept it, for one reload.)
+      const token = localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(TOKEN_KEY);
       if (token) hello.token = token;
       socket.send(JSON.stringify(hello));
     };
@@ -57,7 +60,7 @@ export class Connection {
         return;
       }
       const reason = event.reason || "connection lost";
-      this.on.status(`${reason}; reconnecting in ${(this.retryMs / 1000).toFixed(1)} s`);
+      this.on.status(`${reason}; reconnecting…`);
       setTimeout(() => this.open(), this.retryMs);
       this.retryMs = Math.min(this.retryMs * 2, MAX_RETRY_MS);
     };
@@ -86,11 +89,11 @@ export class Connection {
       return;
     }
     if (msg.type === "bye" && msg.reason === "replaced") {
-      this.stop("this session was opened in another tab or window");
+      this.stop("This game is open in another tab or window.", true);
       return;
     }
     if (msg.type === "welcome") {
-      sessionStorage.setItem(TOKEN_KEY, msg.token);
+      localStorage.setItem(TOKEN_KEY, msg.token);
       this.welcomed = true;
       this.retryMs = FIRST_RETRY_MS;
       this.on.status(null);
@@ -114,10 +117,22 @@ export class Connection {
     return id;
   }
 
-  /** Ends the connection for good with a message for people. */
-  stop(why) {
+  /** Ends the connection with a message for people; `resumable` when this tab may take the
+   *  session back with `reopen`. */
+  stop(why, resumable = false) {
     this.stopped = true;
     if (this.socket) this.socket.close(1000);
-    this.on.fatal(why);
+    this.on.fatal(why, resumable);
+  }
+
+  /** Connects again after `stop`, resuming the session with this browser's newest token. */
+  reopen() {
+    this.stopped = false;
+    this.retryMs = FIRST_RETRY_MS;
+    if (this.socket) {
+      this.socket.onclose = null;
+      this.socket.close(1000);
+    }
+    this.open();
   }
 }

@@ -44,6 +44,36 @@ fn browser_required() -> bool {
     std::env::var("INAROW_REQUIRE_BROWSER").is_ok_and(|v| v == "1")
 }
 
+/// axe-core's script, from `INAROW_AXE` or `tests/axe/node_modules/axe-core/axe.min.js`
+/// (`npm ci --prefix tests/axe`, which `.ci/run` does). `None` (after printing `SKIPPED`)
+/// where it is not installed, unless `INAROW_REQUIRE_BROWSER=1`, which makes that a failure.
+pub fn axe_source(test: &str) -> Option<String> {
+    let path = std::env::var_os("INAROW_AXE").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("axe")
+                .join("node_modules/axe-core/axe.min.js")
+        },
+        PathBuf::from,
+    );
+    match std::fs::read_to_string(&path) {
+        Ok(source) => Some(source),
+        Err(error) => {
+            assert!(
+                !browser_required(),
+                "INAROW_REQUIRE_BROWSER=1 but axe-core is missing at {} ({error}): \
+                 npm ci --prefix tests/axe",
+                path.display()
+            );
+            println!(
+                "SKIPPED: {test}: axe-core not installed at {}",
+                path.display()
+            );
+            None
+        }
+    }
+}
+
 /// One headless Chromium with its own fresh profile, driven by its own chromedriver.
 pub struct Browser {
     driver: Child,
@@ -139,6 +169,38 @@ impl Browser {
             .await;
     }
 
+    /// Opens a new tab of the same browser (sharing its localStorage) and returns its
+    /// handle; the commands that follow still go to the current tab until [`Browser::switch_to`].
+    pub async fn new_tab(&self) -> String {
+        let made = self
+            .call(
+                Method::POST,
+                &self.at("/window/new"),
+                Some(json!({"type": "tab"})),
+            )
+            .await;
+        made["handle"]
+            .as_str()
+            .expect("a new tab has a handle")
+            .to_owned()
+    }
+
+    /// The handle of the current tab.
+    pub async fn tab(&self) -> String {
+        let handle = self.call(Method::GET, &self.at("/window"), None).await;
+        handle.as_str().expect("a tab handle").to_owned()
+    }
+
+    /// Sends the commands that follow to the tab `handle`.
+    pub async fn switch_to(&self, handle: &str) {
+        self.call(
+            Method::POST,
+            &self.at("/window"),
+            Some(json!({"handle": handle})),
+        )
+        .await;
+    }
+
     /// Reloads the page.
     pub async fn reload(&self) {
         self.call(Method::POST, &self.at("/refresh"), Some(json!({})))
@@ -179,6 +241,75 @@ impl Browser {
             Some(json!({"text": text})),
         )
         .await;
+    }
+
+    /// Makes the page's viewport `width` × `height` CSS pixels (`innerWidth`,
+    /// `innerHeight`), whatever the window's own frame takes: one browser serves every
+    /// screen size of a test.
+    pub async fn set_viewport(&self, width: u32, height: u32) {
+        let (mut outer_w, mut outer_h) = (width, height);
+        let mut seen = (0, 0);
+        for _ in 0..5 {
+            self.call(
+                Method::POST,
+                &self.at("/window/rect"),
+                Some(json!({"width": outer_w, "height": outer_h})),
+            )
+            .await;
+            // The page learns its new size by the next frames, not at once.
+            let inner = self
+                .call(
+                    Method::POST,
+                    &self.at("/execute/async"),
+                    Some(
+                        json!({"script": "const done = arguments[arguments.length - 1];
+                        requestAnimationFrame(() => requestAnimationFrame(
+                          () => done([window.innerWidth, window.innerHeight])));",
+                        "args": []}),
+                    ),
+                )
+                .await;
+            let got = |i: usize| {
+                inner[i]
+                    .as_u64()
+                    .and_then(|v| u32::try_from(v).ok())
+                    .unwrap_or(0)
+            };
+            let (w, h) = (got(0), got(1));
+            if (w, h) == (width, height) {
+                return;
+            }
+            seen = (w, h);
+            outer_w = (outer_w + width).saturating_sub(w);
+            outer_h = (outer_h + height).saturating_sub(h);
+        }
+        panic!(
+            "the viewport could not be made {width}x{height}: it stays {}x{}",
+            seen.0, seen.1
+        );
+    }
+
+    /// Runs axe-core (its `axe.min.js` as `source`) on the page and returns its violations
+    /// as `[{id, impact, help, nodes: [target…]}]`.
+    pub async fn axe(&self, source: &str) -> Value {
+        let script = format!(
+            r"const done = arguments[arguments.length - 1];
+            if (!window.axe) {{ {source}
+            }}
+            window.axe.run(document, {{resultTypes: ['violations']}}).then(
+              (r) => done(r.violations.map((v) => ({{id: v.id, impact: v.impact, help: v.help,
+                nodes: v.nodes.map((n) => n.target.join(' ') + ' — ' + n.failureSummary)}}))),
+              (e) => done({{error: String(e)}}));"
+        );
+        let found = self
+            .call(
+                Method::POST,
+                &self.at("/execute/async"),
+                Some(json!({"script": script, "args": []})),
+            )
+            .await;
+        assert!(found.get("error").is_none(), "axe-core failed: {found}");
+        found
     }
 
     /// Runs `body` (a function body that may `return` a value) in the page.

@@ -78,6 +78,16 @@ async fn a_browser_plays_connect_four_against_the_ai_to_the_end() {
         if state != "playing" {
             break state.to_owned();
         }
+        if ply != "0" {
+            // The AI's move was announced to screen readers.
+            let said = browser
+                .eval("return document.getElementById('announce').textContent")
+                .await;
+            assert!(
+                said.as_str().is_some_and(|s| s.starts_with("AI played ")),
+                "the AI's move is announced: {said}"
+            );
+        }
         let moves: Vec<Move> = moves
             .split_whitespace()
             .map(|m| {
@@ -106,6 +116,14 @@ async fn a_browser_plays_connect_four_against_the_ai_to_the_end() {
             .wait_for("the move to land", &format!("{VIEW}.ply !== '{ply}'"))
             .await;
     };
+    let said = browser
+        .eval("return document.getElementById('announce').textContent")
+        .await;
+    assert!(
+        said.as_str()
+            .is_some_and(|s| s.starts_with("You played ") || s.starts_with("AI played ")),
+        "the last move is announced: {said}"
+    );
     let winner = browser.eval(&format!("return {VIEW}.winner")).await;
     assert!(
         end == "drawn" || (end == "won" && winner == "X"),
