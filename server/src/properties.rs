@@ -1,4 +1,4 @@
-//! Random hostile input through the decoder, the router and a live room (its actor, with
+//! Random hostile input through the decoder, the router and a live room (its state, with
 //! an AI pool): nothing panics, and every refusal carries a code the document lists for
 //! that request. Three members act at random: ann (X), bob (O) and cy (watching).
 
@@ -20,7 +20,7 @@ use crate::store::{DataLocation, Store};
 use crate::text;
 
 /// The codes docs/protocol.md gives for a refused room request of this kind (an unknown
-/// room is answered by dispatch before the room is asked).
+/// room is answered by the handler before the room is asked).
 fn documented(request: &Request) -> &'static [ErrorCode] {
     use ErrorCode::*;
     match request {

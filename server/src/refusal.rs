@@ -1,7 +1,7 @@
 //! A refused request: the stable error code and the readable message its sender gets.
 //!
-//! Rooms refuse requests and dispatch refuses malformed ones; both answer with this type,
-//! which dispatch turns into an `error` frame carrying the request id.
+//! Rooms refuse requests and the session handler refuses malformed ones; both answer with
+//! this type, which the handler turns into an `error` frame carrying the request id.
 
 use inarow_protocol::{ErrorCode, RoomId};
 

@@ -12,7 +12,7 @@ use tokio_util::task::TaskTracker;
 
 use crate::ai::AiPool;
 use crate::config::Config;
-use crate::net::admission::Gate;
+use crate::net::admission::AddressLimits;
 use crate::room::lobby::Lobby;
 use crate::room::{self, Directory};
 use crate::session::Sessions;
@@ -28,14 +28,14 @@ pub(crate) struct ServerState {
     /// Live and held sessions.
     pub(crate) sessions: Sessions,
     /// The per-address connection limits.
-    pub(crate) gate: Arc<Gate>,
+    pub(crate) address_limits: Arc<AddressLimits>,
     /// Where AI moves are computed, at most `ai_threads` at once.
     pub(crate) ai: AiPool,
     /// Finished games (and what else is kept across restarts).
     pub(crate) store: Store,
     /// Every task of the server, so shutdown can wait for them.
     pub(crate) tracker: TaskTracker,
-    /// The room actors, so shutdown can wait for every room to stop (and save itself)
+    /// The rooms' tasks, so shutdown can wait for every room to stop (and save itself)
     /// before clients are told `bye`.
     pub(crate) rooms: TaskTracker,
     /// Cancelled when the server shuts down; rooms stop, the listener stops accepting.
@@ -56,7 +56,7 @@ impl ServerState {
         ServerState {
             lobby: Arc::new(Lobby::new(config.max_rooms, config.max_rooms_per_session)),
             sessions: Sessions::new(config.max_sessions_per_ip),
-            gate: Arc::new(Gate::new(&config)),
+            address_limits: Arc::new(AddressLimits::new(&config)),
             ai: AiPool::new(config.ai_threads, tracker.clone()),
             store,
             tracker,

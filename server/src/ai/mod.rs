@@ -8,7 +8,7 @@
 //! full searches; AI seats' go before analyses', and then the smallest board first, so a
 //! tic-tac-toe reply does not queue behind gomoku probes either. A job the probe cannot settle waits in its priority
 //! class (AI seats before analysis), where rooms are served round-robin, for one of
-//! `workers` search slots (the gates are in `slots`). Its search gets the configured budget scaled by `workers / waiting` when more
+//! `workers` search slots (the slotss are in `slots`). Its search gets the configured budget scaled by `workers / waiting` when more
 //! seats wait than there are workers (but at least [`MIN_SHARE`]), so that a seat waits
 //! about one budget for its turn and at most about two overall; a running search is cut
 //! short (through its cancel flag, which makes the engine answer its best move so far)
@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
-use self::slots::{Gate, Rotation, Smallest};
+use self::slots::{Rotation, Slots, Smallest};
 
 /// Nodes a probe may search. A search that ends below it finished on its own (proven, or
 /// at its level's depth) and its move stands; one that reaches it is cut, and the job
@@ -123,14 +123,14 @@ pub(crate) struct AiPool {
     tracker: TaskTracker,
 }
 
-/// The gates every job of one pool goes through.
+/// The slots every job of one pool goes through.
 struct Shared {
     /// Probes run at once: as many as search slots, beside them, since each is short.
-    probes: Gate<Smallest>,
+    probes: Slots<Smallest>,
     /// Full searches run at once, so searches cannot take every core (or every blocking
     /// thread) however many AI seats there are. Its load (searches running plus seats
     /// waiting) sets the share of the budget each search gets.
-    searches: Gate<Rotation>,
+    searches: Slots<Rotation>,
 }
 
 impl Shared {
@@ -149,8 +149,8 @@ impl AiPool {
     pub(crate) fn new(workers: usize, tracker: TaskTracker) -> AiPool {
         AiPool {
             shared: Arc::new(Shared {
-                probes: Gate::new(workers),
-                searches: Gate::new(workers),
+                probes: Slots::new(workers),
+                searches: Slots::new(workers),
             }),
             tracker,
         }

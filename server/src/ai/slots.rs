@@ -14,7 +14,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::Priority;
 
-/// The order in which a gate serves waiting jobs.
+/// The order in which a slots serves waiting jobs.
 pub(super) trait Line: Default {
     /// What the order is decided by.
     type Key: Clone;
@@ -24,12 +24,12 @@ pub(super) trait Line: Default {
     fn pop(&mut self) -> Option<oneshot::Sender<()>>;
     /// Takes back a job that stopped waiting; false if it was no longer waiting.
     fn remove(&mut self, key: &Self::Key, ticket: u64) -> bool;
-    /// Waiting jobs that count in the gate's load.
+    /// Waiting jobs that count in the slots's load.
     fn pressing(&self) -> usize;
 }
 
 /// Slots, and the jobs waiting for one.
-pub(super) struct Gate<L: Line> {
+pub(super) struct Slots<L: Line> {
     slots: usize,
     state: Mutex<State<L>>,
     /// Jobs holding a slot plus the pressing jobs waiting; published on every change so
@@ -43,10 +43,10 @@ struct State<L> {
     next_ticket: u64,
 }
 
-impl<L: Line> Gate<L> {
-    /// A gate of `slots` slots (at least one).
-    pub(super) fn new(slots: usize) -> Gate<L> {
-        Gate {
+impl<L: Line> Slots<L> {
+    /// A slots of `slots` slots (at least one).
+    pub(super) fn new(slots: usize) -> Slots<L> {
+        Slots {
             slots: slots.max(1),
             state: Mutex::new(State {
                 running: 0,
@@ -62,7 +62,7 @@ impl<L: Line> Gate<L> {
         self.slots
     }
 
-    /// Follows the gate's load.
+    /// Follows the slots's load.
     pub(super) fn load(&self) -> watch::Receiver<usize> {
         self.load.subscribe()
     }
@@ -81,7 +81,7 @@ impl<L: Line> Gate<L> {
         state.line.push(&key, ticket, wake);
         self.dispatch(&mut state);
         Pass {
-            gate: self,
+            slots: self,
             key,
             ticket,
             woken,
@@ -104,9 +104,9 @@ impl<L: Line> Gate<L> {
     }
 }
 
-/// A job's place in a gate's line, then its slot.
+/// A job's place in a slots's line, then its slot.
 pub(super) struct Pass<'a, L: Line> {
-    gate: &'a Gate<L>,
+    slots: &'a Slots<L>,
     key: L::Key,
     ticket: u64,
     /// Woken when the job gets a slot. Held until the pass is dropped, so that a wake-up
@@ -117,19 +117,19 @@ pub(super) struct Pass<'a, L: Line> {
 impl<L: Line> Pass<'_, L> {
     /// Waits for the slot.
     pub(super) async fn ready(&mut self) {
-        // The sender stays in the line until the gate sends: this cannot fail.
+        // The sender stays in the line until the slots sends: this cannot fail.
         let _ = (&mut self.woken).await;
     }
 }
 
 impl<L: Line> Drop for Pass<'_, L> {
     fn drop(&mut self) {
-        let mut state = self.gate.lock();
+        let mut state = self.slots.lock();
         // Not in the line any more means woken: the job held a slot.
         if !state.line.remove(&self.key, self.ticket) {
             state.running -= 1;
         }
-        self.gate.dispatch(&mut state);
+        self.slots.dispatch(&mut state);
     }
 }
 

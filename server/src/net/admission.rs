@@ -120,7 +120,7 @@ struct Holding {
 
 /// The per-address connection limits, shared by the accept loop and the connections.
 #[derive(Debug)]
-pub(crate) struct Gate {
+pub(crate) struct AddressLimits {
     max_per_address: usize,
     per_minute: u32,
     inner: Mutex<GateMap>,
@@ -140,7 +140,7 @@ const SWEEP_FLOOR: usize = 1024;
 /// A connection's place in its address's count; given back on drop.
 #[derive(Debug)]
 pub(crate) struct Ticket {
-    gate: Arc<Gate>,
+    gate: Arc<AddressLimits>,
     key: AddressKey,
 }
 
@@ -153,10 +153,10 @@ impl Drop for Ticket {
     }
 }
 
-impl Gate {
+impl AddressLimits {
     /// The gate of a server with `config`'s limits.
-    pub(crate) fn new(config: &Config) -> Gate {
-        Gate {
+    pub(crate) fn new(config: &Config) -> AddressLimits {
+        AddressLimits {
             max_per_address: config.max_connections_per_ip,
             per_minute: config.new_connections_per_ip_per_minute,
             inner: Mutex::new(GateMap {
@@ -219,8 +219,8 @@ mod tests {
 
     use super::*;
 
-    fn gate(max_per_address: usize, per_minute: u32) -> Arc<Gate> {
-        Arc::new(Gate::new(&Config {
+    fn gate(max_per_address: usize, per_minute: u32) -> Arc<AddressLimits> {
+        Arc::new(AddressLimits::new(&Config {
             max_connections_per_ip: max_per_address,
             new_connections_per_ip_per_minute: per_minute,
             ..Config::default()

@@ -64,7 +64,7 @@ pub(crate) async fn run(
         // The address's limits first, so a host at its limit is told so even when the
         // server is full too.
         let admission = state
-            .gate
+            .address_limits
             .admit(peer.ip(), std::time::Instant::now())
             .and_then(|ticket| match connections.clone().try_acquire_owned() {
                 Ok(permit) => Ok(Admission::Admitted {

@@ -58,7 +58,7 @@ pub(crate) struct Context {
     pub(crate) store: Store,
     /// The server's tasks, so shutdown waits for rooms.
     pub(crate) tracker: TaskTracker,
-    /// The room actors, so shutdown waits for rooms to stop and save themselves.
+    /// The rooms' tasks, so shutdown waits for rooms to stop and save themselves.
     pub(crate) rooms: TaskTracker,
     /// Cancelled when the server shuts down; each room takes a child of it.
     pub(crate) shutdown: CancellationToken,
@@ -199,7 +199,7 @@ impl RoomHandle {
     }
 }
 
-/// Opens a room: registers it in the lobby and starts its actor, which sends the creator
+/// Opens a room: registers it in the lobby and starts its task, which sends the creator
 /// (seated where the plan says `Me`, else watching) the first snapshot, carrying `id`.
 ///
 /// # Errors
@@ -224,8 +224,8 @@ pub(crate) fn open(
         .map(|handle| handle.id())
         .map_err(|cap| Refusal::new(ErrorCode::TooManyRooms, cap.to_string()))?;
     let first = Some((creator.session, id));
-    let actor = Room::new(room_id.clone(), spec, creator, context.clone());
-    let span = start(&mut slot, actor, first, Room::log_opened);
+    let room = Room::new(room_id.clone(), spec, creator, context.clone());
+    let span = start(&mut slot, room, first, Room::log_opened);
     drop(slot);
     spawn(context, shared, span);
     Ok(room_id)
@@ -277,29 +277,29 @@ pub(crate) fn restore(
     {
         return Err(NotRestored::Taken);
     }
-    let actor = Room::restored(table, context.clone());
-    let span = start(&mut slot, actor, None, Room::log_restored);
+    let room = Room::restored(table, context.clone());
+    let span = start(&mut slot, room, None, Room::log_restored);
     drop(slot);
     spawn(context, shared, span);
     Ok(seated)
 }
 
-/// Puts `actor` in its place in `slot` and sends the first snapshot (to `first`, with its
+/// Puts `room` in its place in `slot` and sends the first snapshot (to `first`, with its
 /// request id); returns the room's span.
 fn start(
     slot: &mut Option<(Room, tracing::Span)>,
-    mut actor: Room,
+    mut room: Room,
     first: Option<(SessionId, Option<RequestId>)>,
     log: fn(&Room),
 ) -> tracing::Span {
     // A room outlives the connection that opened it: its span stands alone.
-    let span = tracing::info_span!(parent: None, "room", id = %actor.id());
+    let span = tracing::info_span!(parent: None, "room", id = %room.id());
     span.in_scope(|| {
-        log(&actor);
-        actor.after_change(first);
-        actor.note_desertion();
+        log(&room);
+        room.after_change(first);
+        room.note_desertion();
     });
-    *slot = Some((actor, span.clone()));
+    *slot = Some((room, span.clone()));
     span
 }
 

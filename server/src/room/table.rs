@@ -1,7 +1,7 @@
 //! The functional core of a room, its table: one game, its two seats, its members and
 //! spectators, as a plain state machine with no tokio and no sockets.
 //!
-//! Methods take requests and return what changed ([`Outcome`]); the actor delivers it.
+//! Methods take requests and return what changed ([`Outcome`]); the room delivers it.
 //! Members are known by session and [`Attachment`], never by connection, so tests drive
 //! the table with plain values. The AI seats' bookkeeping lives in the `ai` submodule,
 //! the snapshots members see in `view`, its saved form (for restarts) in `persist`.
@@ -168,7 +168,7 @@ pub(crate) struct Table {
     pending_ai: Option<ai::PendingAi>,
     /// The analysis the room computes, and who waits for it.
     pending_analysis: Option<analysis::PendingAnalysis>,
-    /// Errors for the waiters of an analysis gone stale, until the actor sends them.
+    /// Errors for the waiters of an analysis gone stale, until the room sends them.
     analysis_replies: Vec<Reply>,
     /// The tag of the next AI job (seat or analysis: they share the numbering, so an
     /// answer's tag says which it is).
@@ -311,7 +311,7 @@ impl Table {
     }
 
     /// Handles a request from `who`, whose id `id` an answer that comes later (an
-    /// analysis) carries; the actor answers the others at once.
+    /// analysis) carries; the room answers the others at once.
     ///
     /// # Errors
     /// The refusal the requester gets; a refused request changes nothing.

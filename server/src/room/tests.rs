@@ -1,4 +1,4 @@
-//! The room actor driven through its handle, with in-memory connections: the order of
+//! The room driven through its handle, with in-memory connections: the order of
 //! events, what each member receives, slow members, and a deserted room closing.
 
 use std::sync::Arc;
@@ -417,7 +417,7 @@ async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
     state.tracker.close();
     tokio::time::timeout(WAIT, state.tracker.wait())
         .await
-        .expect("the room actor ends by itself");
+        .expect("the room's task ends by itself");
     assert_eq!(state.lobby.len(), 0);
     // A handle kept from before finds no room.
     assert_eq!(

@@ -1,8 +1,8 @@
-//! Dispatch: what one connection's messages mean. Rate limits and decodes each data
-//! frame, answers `hello`, the lobby and room creation itself, hands room requests to the
-//! room's actor, and releases the session when the connection ends.
+//! The session handler: what one connection's messages mean. Rate limits and decodes each
+//! data frame, answers `hello`, the lobby and room creation itself, hands room requests to the
+//! room, and releases the session when the connection ends.
 //!
-//! It knows messages, not sockets: the transport (`connection`) gives it frames and
+//! It knows messages, not sockets: the transport (`net::connection`) gives it frames and
 //! closes the connection when it returns a [`Bye`].
 
 use std::net::IpAddr;

@@ -3,7 +3,7 @@
 //!
 //! - `schema`: the versioned migrations, run at open;
 //! - `writer`: the thread that owns the write connection and commits queued writes in
-//!   batches, retrying failures, so no room actor ever waits on the disk;
+//!   batches, retrying failures, so no room ever waits on the disk;
 //! - `games`: finished games, written at game end and read by `history` and `game`;
 //! - `live`: open rooms and live sessions, written as they change and read back at
 //!   start, so a restart or a crash loses no game (only with a data file).
@@ -48,7 +48,7 @@ fn execute(
     tx.prepare_cached(sql)?.execute(params)
 }
 
-/// Writes waiting for the writer thread. Room actors must never wait, so a full queue
+/// Writes waiting for the writer thread. Rooms must never wait, so a full queue
 /// drops the write (logged as an error and counted) rather than blocking or growing
 /// without bound: it only fills when the disk has been failing for a long while (the
 /// writer drains it in batches of hundreds per commit), and memory that grew with every

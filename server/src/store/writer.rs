@@ -1,7 +1,7 @@
-//! The writer: one thread that owns the write connection, takes what room actors queue,
+//! The writer: one thread that owns the write connection, takes what rooms queue,
 //! commits it in batches and retries what fails.
 //!
-//! Room actors never wait on the disk: [`super::Store::write`] only puts a [`Write`] on a
+//! Rooms never wait on the disk: [`super::Store::write`] only puts a [`Write`] on a
 //! bounded channel. The thread takes everything queued at once and commits it in one
 //! transaction (one fsync for many games under load). A failed commit is logged and
 //! retried with backoff while the error is one that time can cure (a locked or busy

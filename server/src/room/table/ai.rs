@@ -1,7 +1,7 @@
 //! The AI seats' side of the room's table: which AI move the game needs, the job that asks
 //! for it (tagged with game and ply), and what to do with an answer, stale ones included.
 //!
-//! Running the job is the actor's business (`room::actor`); here it is only bookkeeping.
+//! Running the job is the room's business (`room::state`); here it is only bookkeeping.
 
 use inarow_engine::{Ai, Move, Position};
 use inarow_protocol::{Level, Mark};
@@ -59,7 +59,7 @@ fn new_ai(level: Level) -> Box<Ai> {
 }
 
 impl Table {
-    /// The job the room waits for, if any. The actor cancels any other job it runs.
+    /// The job the room waits for, if any. The room cancels any other job it runs.
     pub(crate) fn pending_ai(&self) -> Option<JobId> {
         self.pending_ai.as_ref().map(|j| j.job)
     }

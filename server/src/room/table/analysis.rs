@@ -5,7 +5,7 @@
 //! One job serves everybody who asks about the same position, so a room full of
 //! spectators pressing the hint key costs one search; each member waits for at most one
 //! answer per room, so a client cannot queue up work either. Running the job is the
-//! actor's business (`room::actor`); here it is only bookkeeping.
+//! room's business (`room::state`); here it is only bookkeeping.
 
 use inarow_engine::{Ai, Analysis, Level, Position};
 use inarow_protocol::{ErrorCode, RequestId, ServerMessage, SessionId};
@@ -20,7 +20,7 @@ pub(super) struct PendingAnalysis {
     job: JobId,
     game: u32,
     ply: usize,
-    /// Whether the actor has been given the job to start.
+    /// Whether the room has been given the job to start.
     started: bool,
     /// The members waiting, with the ids of their requests, in the order they asked.
     waiters: Vec<(SessionId, Option<RequestId>)>,
@@ -71,7 +71,7 @@ pub(crate) struct AnalysisWork {
 }
 
 impl Table {
-    /// The analysis job the room waits for, if any. The actor cancels any other it runs.
+    /// The analysis job the room waits for, if any. The room cancels any other it runs.
     pub(crate) fn pending_analysis(&self) -> Option<JobId> {
         self.pending_analysis
             .as_ref()
@@ -130,7 +130,7 @@ impl Table {
     /// Brings analyses in line with the room after a change: a position that moved on
     /// answers its waiters `stale_ply`; members who left or lost their connection stop
     /// waiting (nobody to answer), those who may no longer analyse get `hints_off`; a job
-    /// nobody waits for is dropped (the actor cancels it), and a needed one is started.
+    /// nobody waits for is dropped (the room cancels it), and a needed one is started.
     pub(crate) fn reconcile_analysis(&mut self) -> AnalysisWork {
         self.drop_stale_analysis();
         let mut work = AnalysisWork {

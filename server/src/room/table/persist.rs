@@ -3,7 +3,7 @@
 //! The saved form itself is plain data in `crate::saved`, so the store needs nothing of
 //! rooms. [`Table::restore`] builds a table
 //! from them: players' seats held for their sessions (none connected yet), spectators
-//! gone, the game at the same ply, AI seats with fresh players that the actor sets
+//! gone, the game at the same ply, AI seats with fresh players that the room sets
 //! thinking again.
 
 use std::collections::VecDeque;
@@ -116,7 +116,7 @@ impl Table {
 
     /// The table of a saved room after a restart: players' seats held for their
     /// sessions (nobody connected), no spectators, the current game replayed to its
-    /// saved ply, AI seats with fresh players and no job yet (the actor asks
+    /// saved ply, AI seats with fresh players and no job yet (the room asks
     /// [`Table::reconcile_ai`]). Its `seq` is past every saved one by
     /// [`RESTORE_SEQ_GAP`]. A finished game is not reported as finished again. The
     /// game's clock keeps its start and its moves' times; the next move's time counts

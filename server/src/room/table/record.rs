@@ -1,7 +1,7 @@
 //! The table's account of its current game for the store: when the game started, how
 //! long each move took, and the finished game as the store keeps it.
 //!
-//! The table has no clock: the actor passes the wall-clock time (milliseconds since the
+//! The table has no clock: the room passes the wall-clock time (milliseconds since the
 //! Unix epoch) to [`Table::note_time`] after every change, so tests drive time by hand.
 
 use inarow_protocol::{GameId, GameSummary, Mark, PlayerRef};

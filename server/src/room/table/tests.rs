@@ -452,7 +452,7 @@ fn the_clock_starts_when_both_seats_are_filled_and_times_each_move() {
     let by: Vec<Mark> = kept.played().iter().map(|m| m.by).collect();
     assert_eq!(by, [Mark::X, Mark::O, Mark::X, Mark::O, Mark::X]);
 
-    // The snapshot names the kept game once the actor says where it is kept.
+    // The snapshot names the kept game once the room says where it is kept.
     assert_eq!(t.snapshot().last_game, None);
     t.set_last_game(GameId(42));
     assert_eq!(t.snapshot().last_game, Some(GameId(42)));

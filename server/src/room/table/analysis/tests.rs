@@ -164,7 +164,7 @@ fn a_move_before_the_answer_makes_it_stale() {
     ask(&mut t, &cy, 1).expect("cy asks");
     let (start, analysis) = run(&mut t);
     play(&mut t, &ann, 0, "b2");
-    // The actor reconciles after the move's event: cy is told to ask again.
+    // The room reconciles after the move's event: cy is told to ask again.
     let work = t.reconcile_analysis();
     assert!(work.start.is_none());
     assert_eq!(
