@@ -208,10 +208,15 @@ fn main() -> anyhow::Result<()> {
         .with_context(|| format!("bad log filter {:?}", args.log))?;
     // `fmt()` writes to stdout: colour only when stdout is a terminal, so a log file
     // redirected from it holds plain text rather than escape sequences.
-    tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_ansi(std::io::stdout().is_terminal())
-        .init();
+        .with_ansi(std::io::stdout().is_terminal());
+    // Under systemd the journal stamps every line itself.
+    if std::env::var_os("JOURNAL_STREAM").is_some() {
+        logs.without_time().init();
+    } else {
+        logs.init();
+    }
     let ai_threads = args.config().ai_threads;
     let threads = args
         .threads
