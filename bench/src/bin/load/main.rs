@@ -2,7 +2,7 @@
 //! human games, AI reply times with many AI rooms, and server memory with many idle
 //! connections. It prints figures; it asserts nothing. `--floor` (also part of the
 //! default run) measures the same for a bare TCP relay of the server's shape
-//! (`inarow_e2e::relay`, this binary with `relay`): the kernel's loopback work for a move's
+//! ([`relay`], this binary with `relay`): the kernel's loopback work for a move's
 //! reads and writes, which the server's figures include and no server code can remove.
 //!
 //! The server runs in a child process (this binary with `serve`), so its CPU time and
@@ -11,9 +11,9 @@
 //! include the clients' own scheduling.
 //!
 //! ```sh
-//! cargo run --release -p inarow-e2e --bin load            # every phase
-//! cargo run --release -p inarow-e2e --bin load -- --quick # shorter phases
-//! cargo run --release -p inarow-e2e --bin load -- --humans --quick --data /tmp/load.db
+//! cargo run --release -p inarow-bench --bin load            # every phase
+//! cargo run --release -p inarow-bench --bin load -- --quick # shorter phases
+//! cargo run --release -p inarow-bench --bin load -- --humans --quick --data /tmp/load.db
 //! ```
 //!
 //! `--data FILE` keeps the server's finished games and live rooms in that SQLite file (as
@@ -44,7 +44,7 @@
 //!
 //! ```sh
 //! cp target/release/load /tmp/load-before   # built from the code to compare against
-//! cargo run --release -p inarow-e2e --bin load -- --humans --quick --baseline /tmp/load-before --repeat 3 --syscalls
+//! cargo run --release -p inarow-bench --bin load -- --humans --quick --baseline /tmp/load-before --repeat 3 --syscalls
 //! ```
 //!
 //! `--wait-quiet US` first waits for a quiet moment on a shared machine: it measures the
@@ -53,7 +53,7 @@
 //! the hour's first quiet moment:
 //!
 //! ```sh
-//! cargo run --release -p inarow-e2e --bin load -- --wait-quiet 10.5 --humans --floor --baseline /tmp/load-before --repeat 3 --row 500:tictactoe:2 > /tmp/quiet.txt &
+//! cargo run --release -p inarow-bench --bin load -- --wait-quiet 10.5 --humans --floor --baseline /tmp/load-before --repeat 3 --row 500:tictactoe:2 > /tmp/quiet.txt &
 //! ```
 //!
 //! `load writes` times one write of a move's frame on loopback as one buffer and as a
@@ -82,6 +82,8 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+mod relay;
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -330,12 +332,12 @@ fn serve(data: Option<&str>) -> anyhow::Result<()> {
     })
 }
 
-/// The relay child: the floor under a move's cost ([`inarow_e2e::relay`]), with the
+/// The relay child: the floor under a move's cost ([`relay`]), with the
 /// server's runtime workers, until stdin closes.
 fn relay() -> anyhow::Result<()> {
     child(server_threads().0, |listener| async move {
         tokio::select! {
-            () = inarow_e2e::relay::serve(listener) => {}
+            () = relay::serve(listener) => {}
             _ = tokio::task::spawn_blocking(|| std::io::stdin().lines().count()) => {}
         }
         Ok(())
@@ -1583,8 +1585,8 @@ async fn floor(relay: &Server, phase: Duration, repeat: usize) -> anyhow::Result
     println!();
     println!(
         "## the floor: a bare TCP relay of the server's shape (one task and queue per connection, one write per wake-up), {}-byte moves answered with {}-byte messages to both players",
-        inarow_e2e::relay::MOVE,
-        inarow_e2e::relay::MOVED
+        relay::MOVE,
+        relay::MOVED
     );
     println!();
     println!("| pairs | run | moves/s | CPU µs/move | user µs/move | clients CPU µs/move |");
@@ -1622,7 +1624,6 @@ async fn floor_run(
     phase: Duration,
     key: &mut u64,
 ) -> anyhow::Result<FloorRun> {
-    use inarow_e2e::relay;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     let moves = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
