@@ -169,19 +169,19 @@ async fn the_terminal_client_plays_over_wss_trusting_a_self_signed_ca() {
     let _ = std::fs::remove_file(&ca_file);
 }
 
-/// The README's nginx example, run for real: nginx (Debian's package) terminates TLS with a
-/// self-signed certificate and proxies to a plain server; two terminal clients play over
-/// `wss://` through it. Not run by `cargo test` (it needs nginx):
+/// The nginx example of docs/hosting.md, run for real: nginx (Debian's package) terminates
+/// TLS with a self-signed certificate and proxies to a plain server; two terminal clients
+/// play over `wss://` through it. Not run by `cargo test` (it needs nginx):
 /// `cargo test -p inarow --test web_tls_e2e -- --ignored`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs nginx (apt-get install nginx)"]
-async fn the_readme_nginx_example_proxies_wss() {
-    let readme = include_str!("../../README.md");
-    let example = readme
+async fn the_hosting_doc_nginx_example_proxies_wss() {
+    let hosting = include_str!("../../docs/hosting.md");
+    let example = hosting
         .split("```nginx\n")
         .nth(1)
         .and_then(|rest| rest.split("```").next())
-        .expect("the README has an nginx example");
+        .expect("docs/hosting.md has an nginx example");
     let server = Server::start(None).await;
     let certified = rcgen_pair();
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))

@@ -35,7 +35,7 @@ const ALL_SETS: [&str; 6] = [
 /// Pons' mean nodes per position (strong solver, no book): issue 13's figures, but for
 /// Test_L1_R3, whose "~27,000,000" there came from a short run; the figure here is his
 /// solver's mean over 200 of its lines (every 10th from line 10, and from line 1), run
-/// here beside this one (the README has the comparison).
+/// here beside this one (docs/ai.md has the comparison).
 fn pons_nodes(set: &str) -> &'static str {
     match set {
         "Test_L3_R1" => "51",

@@ -218,13 +218,13 @@ fn first_player_wins(width: u32, height: u32, plies: u32) {
 }
 
 #[test]
-#[ignore = "figures for the README; run with --ignored"]
+#[ignore = "figures for docs/ai.md; run with --ignored"]
 fn six_by_five_k4_is_a_first_player_win() {
     first_player_wins(6, 5, 11);
 }
 
 #[test]
-#[ignore = "figures for the README; run with --ignored"]
+#[ignore = "figures for docs/ai.md; run with --ignored"]
 fn six_by_six_k4_is_a_first_player_win() {
     first_player_wins(6, 6, 11);
 }

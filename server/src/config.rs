@@ -92,8 +92,8 @@ pub struct Config {
 /// The runtime's worker threads (connections, rooms) by default: the cores the AI's
 /// search slots leave, at least one. One thread serves tens of thousands of moves a
 /// second, and fewer threads cost less CPU per move: with two workers on two cores, a
-/// task woken from the other worker's side woke the sleeping worker to steal it, most of
-/// a context switch per move (see the load benchmark in the README).
+/// task woken from the other worker's side woke the sleeping worker to steal it
+/// (docs/benchmarks.md).
 pub fn default_worker_threads(ai_threads: usize) -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())

@@ -13,8 +13,8 @@ use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
 
 /// jemalloc rather than the system allocator: after a burst of connections closes it
-/// gives the memory back to the system, where glibc's per-thread arenas kept about
-/// 100 MB after 10,000 connections (see the load benchmark in the README).
+/// gives the memory back to the system, where glibc's per-thread arenas kept it
+/// (docs/benchmarks.md, server memory).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

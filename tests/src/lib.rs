@@ -21,7 +21,6 @@ pub mod logs;
 pub mod oracle;
 pub mod players;
 pub mod raw;
-pub mod relay;
 pub mod requests;
 pub mod server;
 pub mod snapshot;

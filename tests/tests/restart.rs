@@ -4,9 +4,9 @@
 //! The graceful test runs the server in this process and stops it through its shutdown
 //! token: clients are told `bye restarting` (close code 1012), reconnect to a new server
 //! on the same file with their tokens, are welcomed back with `resumed: true` at the same
-//! ply, and finish their games. The crash test runs the server as a child process (the
-//! load benchmark's `serve` mode, which runs `inarow_server::run` as the binary does) and
-//! kills it with SIGKILL mid-game.
+//! ply, and finish their games. The crash test runs the server as a child process (this
+//! crate's `child_server` binary, which runs `inarow_server::run` as the server binary does)
+//! and kills it with SIGKILL mid-game.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -233,8 +233,7 @@ struct ChildServer {
 
 impl ChildServer {
     fn start(file: &Path) -> ChildServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_load"))
-            .arg("serve")
+        let mut child = Command::new(env!("CARGO_BIN_EXE_child_server"))
             .arg("--data")
             .arg(file)
             .stdin(Stdio::piped())

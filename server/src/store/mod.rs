@@ -70,9 +70,7 @@ const READ_CATCH_UP: Duration = Duration::from_secs(1);
 /// The in-memory database, in SQLite's `memdb` VFS rather than a plain `:memory:`
 /// database: a `:memory:` database's page cache is the database, and a commit after a
 /// B-tree page split (which swaps pages through a far page number) scans the cache's
-/// whole hash table, so every commit cost more as games were kept (after 100,000 to
-/// 300,000 games, 3 to 10 times a fresh store's cost a game, most of it in that scan;
-/// `docs/performance.md`, issue 8's twentieth round). In `memdb` the
+/// whole hash table, so every commit cost more as games were kept. In `memdb` the
 /// database is one buffer behind an ordinary, bounded page cache and a commit costs the
 /// same at any size. A name without a leading `/` keeps the database private to its
 /// connection, so every `Store` has its own. `memdb` caps a database at 1 GiB (a million

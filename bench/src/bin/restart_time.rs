@@ -5,8 +5,8 @@
 //! until its lobby lists every room again. It prints figures; it asserts nothing.
 //!
 //! ```sh
-//! cargo run --release -p inarow-e2e --bin restart_time            # 1,000 rooms
-//! cargo run --release -p inarow-e2e --bin restart_time -- --rooms 200
+//! cargo run --release -p inarow-bench --bin restart_time            # 1,000 rooms
+//! cargo run --release -p inarow-bench --bin restart_time -- --rooms 200
 //! ```
 
 use std::time::{Duration, Instant};

@@ -5,8 +5,8 @@
 //!
 //! ```text
 //! ulimit -n 65536   # every connection is two sockets on this machine
-//! cargo bench -p inarow-e2e --bench soak -- --connections 10000 --minutes 10
-//! cargo bench -p inarow-e2e --bench soak -- --connections 1000 --minutes 1   # short
+//! cargo bench -p inarow-bench --bench soak -- --connections 10000 --minutes 10
+//! cargo bench -p inarow-bench --bench soak -- --connections 1000 --minutes 1   # short
 //! ```
 //!
 //! The server runs with its default limits (10,000 connections, 5,000 rooms, 32
