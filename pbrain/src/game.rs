@@ -20,8 +20,13 @@ use crate::results::{Colour, Ending, GameRecord, Outcome, SideStats};
 /// How long an engine may take to start and answer START: some load files first.
 const START_TIME: Duration = Duration::from_secs(30);
 
-/// The memory limit told to the engine: Gomocup's usual 350 MB.
-const MAX_MEMORY: u64 = 350 << 20;
+/// The least time between an engine's answer and the next command to it. Rapfi, sent its
+/// next TURN at once after a move it found at once (inarow answers at once when its probe
+/// settles the move), now and then took the line's coordinates for a command of their own
+/// and answered `ERROR Unknown command`, as if it were still reading its input for a stop
+/// command; no manager sends that fast, since a person or another brain moves in between.
+/// The pause is neither side's time.
+const ENGINE_GAP: Duration = Duration::from_millis(100);
 
 /// How the games of a match are played.
 #[derive(Debug, Clone)]
@@ -73,11 +78,14 @@ pub fn play(
         engine.send(&format!("RECTSTART {},{}", rules.width(), rules.height()))?;
     }
     engine.expect_ok(START_TIME)?;
+    // No `max_memory`: an engine may size its table from it at its first search, outside
+    // its own clock (Rapfi, given Gomocup's 350 MB, answered its first move well after its
+    // move time), and then the first move measures the allocation, not the play. Each engine
+    // keeps its own default table.
     for info in [
         format!("INFO timeout_turn {}", settings.time.as_millis()),
         "INFO timeout_match 0".to_owned(),
         "INFO time_left 2147483647".to_owned(),
-        format!("INFO max_memory {MAX_MEMORY}"),
         "INFO thread_num 1".to_owned(),
         "INFO rule 0".to_owned(),
         "INFO game_type 1".to_owned(),
@@ -105,6 +113,7 @@ pub fn play(
     let limit = settings.time + settings.tolerance;
     // Whether the engine has been shown the board; after that it is told each move.
     let mut engine_knows = false;
+    let mut engine_answered = Instant::now();
     let ended = loop {
         let to_move = match position.status() {
             GameStatus::InProgress { to_move } => to_move,
@@ -139,9 +148,14 @@ pub fn play(
             engine_knows = true;
             board_command(&position, to_move)
         };
+        let since = engine_answered.elapsed();
+        if since < ENGINE_GAP {
+            std::thread::sleep(ENGINE_GAP - since);
+        }
         let asked = Instant::now();
         let answer = engine.send(&command).and_then(|()| engine.read_move(limit));
         let elapsed = asked.elapsed();
+        engine_answered = Instant::now();
         engine.take_messages();
         let at = match answer {
             Ok(at) => at,
