@@ -54,7 +54,8 @@ pub enum SetupError {
     Opening(String),
 }
 
-/// Plays `opening` with inarow as `inarow`, its random choices following `seed`.
+/// Plays `opening` with inarow as `inarow`, its random choices following `seed`, as a game
+/// of the match's `round`.
 ///
 /// # Errors
 /// [`SetupError`] when no game could start; a game that starts always gives a record.
@@ -62,6 +63,7 @@ pub fn play(
     settings: &Settings,
     opening: &Opening,
     inarow: Colour,
+    round: u32,
     seed: u64,
 ) -> Result<GameRecord, SetupError> {
     let rules = settings.rules;
@@ -102,6 +104,7 @@ pub fn play(
         opening: opening.text(),
         inarow,
         time_ms: millis(settings.time),
+        round,
         outcome: Outcome::Draw,
         ending: Ending::Full,
         detail: String::new(),

@@ -65,6 +65,10 @@ pub struct GameRecord {
     pub inarow: Colour,
     /// The time a move both sides were given, in milliseconds.
     pub time_ms: u64,
+    /// Which pass over the openings this game belongs to, from 1: a match may play its
+    /// openings more than once.
+    #[serde(default = "first_round")]
+    pub round: u32,
     /// The result for inarow.
     pub outcome: Outcome,
     /// Why the game ended.
@@ -83,7 +87,7 @@ pub struct GameRecord {
 }
 
 /// What one side spent in a game.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SideStats {
     /// Moves it chose (the opening's not counted).
     pub moves: u32,
@@ -95,6 +99,9 @@ pub struct SideStats {
     pub nodes: u64,
     /// Sum of the depths reached a move (inarow only).
     pub depth_sum: u64,
+    /// Each move's time, in milliseconds, in the order played.
+    #[serde(default)]
+    pub times_ms: Vec<u64>,
 }
 
 impl SideStats {
@@ -105,6 +112,7 @@ impl SideStats {
         self.max_ms = self.max_ms.max(ms);
         self.nodes += nodes;
         self.depth_sum += u64::from(depth);
+        self.times_ms.push(ms);
     }
 
     fn merge(&mut self, other: &SideStats) {
@@ -113,14 +121,20 @@ impl SideStats {
         self.max_ms = self.max_ms.max(other.max_ms);
         self.nodes += other.nodes;
         self.depth_sum += other.depth_sum;
+        self.times_ms.extend_from_slice(&other.times_ms);
     }
 }
 
 impl GameRecord {
     /// What identifies a game in a match: a results file holds each at most once.
-    pub fn key(&self) -> (String, Colour, u64) {
-        (self.opening.clone(), self.inarow, self.time_ms)
+    pub fn key(&self) -> (String, Colour, u64, u32) {
+        (self.opening.clone(), self.inarow, self.time_ms, self.round)
     }
+}
+
+/// The round of a record written before rounds were counted.
+fn first_round() -> u32 {
+    1
 }
 
 /// Reads a results file's lines; lines that do not read (a line cut by a crash) are
@@ -245,6 +259,8 @@ pub struct Summary {
     pub inarow: SideStats,
     /// The engine's moves over the match.
     pub engine: SideStats,
+    /// The time a move of the games, when they all had the same.
+    pub time_ms: Option<u64>,
 }
 
 impl Summary {
@@ -278,6 +294,10 @@ impl Summary {
             off_board,
             inarow,
             engine,
+            time_ms: games
+                .first()
+                .map(|g| g.time_ms)
+                .filter(|&t| games.iter().all(|g| g.time_ms == t)),
         }
     }
 }
@@ -292,17 +312,35 @@ fn show_elo(elo: f64) -> String {
     }
 }
 
-/// Milliseconds a move on average, and at most.
-fn per_move(side: &SideStats) -> String {
+/// Milliseconds a move on average, and at most; then the same over the moves that took at
+/// least half of `time_ms` (forced replies and proven wins take far less, and would hide
+/// whether a side uses its time).
+fn per_move(side: &SideStats, time_ms: Option<u64>) -> String {
     if side.moves == 0 {
         return "no moves".to_owned();
     }
-    format!(
+    let mut text = format!(
         "{} moves, {:.0} ms a move on average, {} ms at most",
         side.moves,
         side.total_ms as f64 / f64::from(side.moves),
         side.max_ms
-    )
+    );
+    if let Some(time_ms) = time_ms {
+        let long: Vec<u64> = side
+            .times_ms
+            .iter()
+            .copied()
+            .filter(|&ms| ms * 2 >= time_ms)
+            .collect();
+        if !long.is_empty() {
+            let mean = long.iter().sum::<u64>() as f64 / long.len() as f64;
+            text.push_str(&format!(
+                "; {} moves of at least half the time, {mean:.0} ms on average",
+                long.len()
+            ));
+        }
+    }
+    text
 }
 
 impl fmt::Display for Summary {
@@ -326,7 +364,11 @@ impl fmt::Display for Summary {
             let who = if *inarow_lost { "inarow" } else { "the engine" };
             writeln!(f, "lost by {ending:?}:     {count} by {who}")?;
         }
-        writeln!(f, "inarow's time:      {}", per_move(&self.inarow))?;
+        writeln!(
+            f,
+            "inarow's time:      {}",
+            per_move(&self.inarow, self.time_ms)
+        )?;
         if self.inarow.moves > 0 && self.inarow.total_ms > 0 {
             writeln!(
                 f,
@@ -335,7 +377,11 @@ impl fmt::Display for Summary {
                 self.inarow.depth_sum as f64 / f64::from(self.inarow.moves)
             )?;
         }
-        write!(f, "engine's time:      {}", per_move(&self.engine))
+        write!(
+            f,
+            "engine's time:      {}",
+            per_move(&self.engine, self.time_ms)
+        )
     }
 }
 
@@ -348,6 +394,7 @@ mod tests {
             opening: opening.into(),
             inarow,
             time_ms: 1000,
+            round: 1,
             outcome,
             ending,
             detail: String::new(),
@@ -359,11 +406,13 @@ mod tests {
                 max_ms: 1_005,
                 nodes: 5_000_000,
                 depth_sum: 80,
+                times_ms: vec![1000; 10],
             },
             engine_side: SideStats {
                 moves: 10,
                 total_ms: 9_000,
                 max_ms: 990,
+                times_ms: vec![900; 10],
                 ..SideStats::default()
             },
         }
@@ -377,6 +426,13 @@ mod tests {
         let (games, skipped) = parse(&text);
         assert_eq!(games, [record.clone(), record]);
         assert_eq!(skipped, 1);
+        // A line written before rounds and move times were kept reads as round 1.
+        let old = line
+            .replace("\"round\":1,", "")
+            .replace(",\"times_ms\":[]", "");
+        assert!(!old.contains("round"), "{old}");
+        let (games, _) = parse(&old);
+        assert_eq!(games[0].round, 1);
     }
 
     #[test]

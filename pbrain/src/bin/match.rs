@@ -1,7 +1,8 @@
 //! `match`: inarow's `perfect` AI against any Gomocup engine, one game at a time.
 //!
 //! Each opening of the file is played twice, inarow once with each colour, and so is the
-//! empty board; both sides get the same time a move. Each finished game is appended to the
+//! empty board, once a round (`--rounds`, one by default); both sides get the same time a
+//! move. Each finished game is appended to the
 //! results file as one JSON line, and games already there are skipped, so a stopped match
 //! goes on where it stopped. The summary (score, Elo difference with its 95 % interval, by
 //! colour, from the empty board, time a move, inarow's nodes a second and depth) is printed
@@ -48,6 +49,10 @@ struct Args {
     /// Play only the first N openings of the file.
     #[arg(long)]
     limit: Option<usize>,
+    /// Play the openings this many times over (rounds already in the results file are
+    /// skipped game by game, as always).
+    #[arg(long, default_value_t = 1)]
+    rounds: u32,
     /// Leave out the empty board.
     #[arg(long)]
     no_empty: bool,
@@ -113,33 +118,36 @@ fn run(args: &Args, rules: Rules) -> anyhow::Result<()> {
         .append(true)
         .open(&args.results)
         .with_context(|| format!("opening {}", args.results.display()))?;
-    for (index, opening) in openings.iter().enumerate() {
-        for (side, colour) in [Colour::X, Colour::O].into_iter().enumerate() {
-            let key = (opening.text(), colour, args.time_ms);
-            if done.contains(&key) {
-                continue;
+    for round in 1..=args.rounds {
+        for (index, opening) in openings.iter().enumerate() {
+            for (side, colour) in [Colour::X, Colour::O].into_iter().enumerate() {
+                let key = (opening.text(), colour, args.time_ms, round);
+                if done.contains(&key) {
+                    continue;
+                }
+                let number = index * 2 + side;
+                // A seed a game, so a game replayed after a restart searches as it did.
+                let seed = u64::from(round) << 32 | number as u64;
+                let record = game::play(&settings, opening, colour, round, seed)
+                    .with_context(|| format!("round {round}, game {} of {total}", number + 1))?;
+                let line = serde_json::to_string(&record)?;
+                writeln!(out, "{line}")?;
+                out.flush()?;
+                let shown = if record.opening.is_empty() {
+                    "empty board"
+                } else {
+                    &record.opening
+                };
+                println!(
+                    "round {round}, game {}/{total}: {shown}, inarow {:?}: {:?} by {:?} in {} plies {}",
+                    number + 1,
+                    colour,
+                    record.outcome,
+                    record.ending,
+                    record.moves.split_whitespace().count(),
+                    record.detail
+                );
             }
-            let number = index * 2 + side;
-            // A seed a game, so a game replayed after a restart searches as it did.
-            let record = game::play(&settings, opening, colour, number as u64)
-                .with_context(|| format!("game {} of {total}", number + 1))?;
-            let line = serde_json::to_string(&record)?;
-            writeln!(out, "{line}")?;
-            out.flush()?;
-            let shown = if record.opening.is_empty() {
-                "empty board"
-            } else {
-                &record.opening
-            };
-            println!(
-                "game {}/{total}: {shown}, inarow {:?}: {:?} by {:?} in {} plies {}",
-                number + 1,
-                colour,
-                record.outcome,
-                record.ending,
-                record.moves.split_whitespace().count(),
-                record.detail
-            );
         }
     }
     Ok(())
