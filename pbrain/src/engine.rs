@@ -48,7 +48,10 @@ impl Engine {
     /// # Errors
     /// [`EngineError::Io`] when it cannot be started.
     pub fn spawn(path: &Path) -> Result<Engine, EngineError> {
-        let mut command = Command::new(path);
+        // A relative path would be read from the engine's directory once the child starts
+        // there; a bare name found on PATH has no file here and stays as it is.
+        let path = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+        let mut command = Command::new(&path);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             command.current_dir(dir);
         }
