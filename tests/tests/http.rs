@@ -236,7 +236,10 @@ const WEB_FILES: [(&str, &[u8]); 6] = [
     ("/app.js", include_bytes!("../../server/web/app.js")),
     ("/net.js", include_bytes!("../../server/web/net.js")),
     ("/game.js", include_bytes!("../../server/web/game.js")),
-    ("/favicon.svg", include_bytes!("../../server/web/favicon.svg")),
+    (
+        "/favicon.svg",
+        include_bytes!("../../server/web/favicon.svg"),
+    ),
 ];
 
 /// One whole HTTP answer, as bytes on the wire and taken apart.
@@ -324,7 +327,13 @@ async fn web_files_are_compressed_as_accepted_and_decode_to_the_embedded_files()
         assert_eq!(plain.status, 200, "{path}");
         assert_eq!(plain.header("content-encoding"), None, "{path}");
         assert_eq!(plain.body, file, "{path} as is");
-        let gzip = fetch(&server, "GET", path, &[("Accept-Encoding", "gzip, deflate")]).await;
+        let gzip = fetch(
+            &server,
+            "GET",
+            path,
+            &[("Accept-Encoding", "gzip, deflate")],
+        )
+        .await;
         assert_eq!(gzip.header("content-encoding"), Some("gzip"), "{path}");
         assert_eq!(gunzip(&gzip.body), file, "{path} in gzip");
         let br = fetch(
@@ -341,7 +350,10 @@ async fn web_files_are_compressed_as_accepted_and_decode_to_the_embedded_files()
             assert_eq!(answer.header("vary"), Some("accept-encoding"), "{path}");
             assert_eq!(answer.header("cache-control"), Some("no-cache"), "{path}");
             let etag = answer.header("etag").expect("an ETag");
-            assert!(etag.starts_with('"') && etag.ends_with('"'), "strong: {etag}");
+            assert!(
+                etag.starts_with('"') && etag.ends_with('"'),
+                "strong: {etag}"
+            );
             assert_eq!(
                 answer.header("content-length"),
                 Some(answer.body.len().to_string().as_str())
@@ -354,7 +366,13 @@ async fn web_files_are_compressed_as_accepted_and_decode_to_the_embedded_files()
         );
     }
     // q=0 refuses a coding; the other one (or the file as is) is served.
-    let answer = fetch(&server, "GET", "/app.js", &[("Accept-Encoding", "br;q=0, gzip")]).await;
+    let answer = fetch(
+        &server,
+        "GET",
+        "/app.js",
+        &[("Accept-Encoding", "br;q=0, gzip")],
+    )
+    .await;
     assert_eq!(answer.header("content-encoding"), Some("gzip"));
     let answer = fetch(
         &server,
@@ -370,7 +388,13 @@ async fn web_files_are_compressed_as_accepted_and_decode_to_the_embedded_files()
     let head = fetch(&server, "HEAD", "/style.css", &[("Accept-Encoding", "br")]).await;
     assert_eq!(head.status, 200);
     assert!(head.body.is_empty());
-    for name in ["content-encoding", "etag", "content-length", "vary", "content-type"] {
+    for name in [
+        "content-encoding",
+        "etag",
+        "content-length",
+        "vary",
+        "content-type",
+    ] {
         assert_eq!(head.header(name), get.header(name), "{name}");
     }
     server.shutdown().await;

@@ -80,9 +80,8 @@ impl Asset {
             Some(encoded) => (coding, encoded),
             None => (
                 Coding::Identity,
-                self.identity.get_or_init(|| {
-                    Encoded::new(Bytes::from_static(self.body), Coding::Identity)
-                }),
+                self.identity
+                    .get_or_init(|| Encoded::new(Bytes::from_static(self.body), Coding::Identity)),
             ),
         }
     }
@@ -130,8 +129,8 @@ impl Encoded {
             tag.push_str(token);
         }
         tag.push('"');
-        let etag = HeaderValue::from_str(&tag)
-            .unwrap_or_else(|_| HeaderValue::from_static("\"unknown\""));
+        let etag =
+            HeaderValue::from_str(&tag).unwrap_or_else(|_| HeaderValue::from_static("\"unknown\""));
         Encoded { body, etag }
     }
 }
@@ -573,9 +572,9 @@ fn etag_matches(if_none_match: &[u8], etag: &[u8]) -> bool {
     let Ok(etag) = std::str::from_utf8(etag) else {
         return false;
     };
-    list.split(',').map(str::trim).any(|tag| {
-        tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag
-    })
+    list.split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
 }
 
 #[cfg(test)]
@@ -595,10 +594,16 @@ mod tests {
     fn the_coding_follows_accept_encoding_and_its_weights() {
         assert_eq!(choose_coding(&HeaderMap::new()), Coding::Identity);
         assert_eq!(choose_coding(&accept("gzip, deflate")), Coding::Gzip);
-        assert_eq!(choose_coding(&accept("gzip, deflate, br, zstd")), Coding::Brotli);
+        assert_eq!(
+            choose_coding(&accept("gzip, deflate, br, zstd")),
+            Coding::Brotli
+        );
         assert_eq!(choose_coding(&accept("br;q=0.5, gzip")), Coding::Gzip);
         assert_eq!(choose_coding(&accept("br;q=0, gzip;q=0")), Coding::Identity);
-        assert_eq!(choose_coding(&accept("gzip;Q=0 , br;q=0")), Coding::Identity);
+        assert_eq!(
+            choose_coding(&accept("gzip;Q=0 , br;q=0")),
+            Coding::Identity
+        );
         assert_eq!(choose_coding(&accept("*")), Coding::Brotli);
         assert_eq!(choose_coding(&accept("*, br;q=0")), Coding::Gzip);
         assert_eq!(choose_coding(&accept("identity")), Coding::Identity);
