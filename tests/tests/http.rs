@@ -359,6 +359,15 @@ async fn web_files_are_compressed_as_accepted_and_decode_to_the_embedded_files()
                 Some(answer.body.len().to_string().as_str())
             );
         }
+        // The policies are the documents' (the page, the SVG); scripts and styles go
+        // without them.
+        let document = path == "/" || path.ends_with(".svg");
+        assert_eq!(
+            br.header("content-security-policy").is_some(),
+            document,
+            "{path}"
+        );
+        assert_eq!(br.header("x-content-type-options"), Some("nosniff"));
         let tags = [&plain, &gzip, &br].map(|a| a.header("etag").map(str::to_owned));
         assert!(
             tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2],

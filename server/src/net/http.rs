@@ -40,6 +40,9 @@ struct Asset {
     path: &'static str,
     content_type: &'static str,
     body: &'static [u8],
+    /// Whether a browser may show it as a page of its own (HTML, SVG): it then carries the
+    /// content security and referrer policies.
+    document: bool,
     /// The file as is, with its ETag.
     identity: OnceLock<Encoded>,
     /// Made once, not per request: compressing costs far more than serving. `None` if
@@ -49,11 +52,17 @@ struct Asset {
 }
 
 impl Asset {
-    const fn new(path: &'static str, content_type: &'static str, body: &'static [u8]) -> Self {
+    const fn new(
+        path: &'static str,
+        content_type: &'static str,
+        document: bool,
+        body: &'static [u8],
+    ) -> Self {
         Asset {
             path,
             content_type,
             body,
+            document,
             identity: OnceLock::new(),
             gzip: OnceLock::new(),
             brotli: OnceLock::new(),
@@ -172,31 +181,37 @@ static ASSETS: [Asset; 6] = [
     Asset::new(
         "/",
         "text/html; charset=utf-8",
+        true,
         include_bytes!("../../web/index.html"),
     ),
     Asset::new(
         "/style.css",
         "text/css; charset=utf-8",
+        false,
         include_bytes!("../../web/style.css"),
     ),
     Asset::new(
         "/app.js",
         "text/javascript; charset=utf-8",
+        false,
         include_bytes!("../../web/app.js"),
     ),
     Asset::new(
         "/net.js",
         "text/javascript; charset=utf-8",
+        false,
         include_bytes!("../../web/net.js"),
     ),
     Asset::new(
         "/game.js",
         "text/javascript; charset=utf-8",
+        false,
         include_bytes!("../../web/game.js"),
     ),
     Asset::new(
         "/favicon.svg",
         "image/svg+xml",
+        true,
         include_bytes!("../../web/favicon.svg"),
     ),
 ];
@@ -503,14 +518,19 @@ fn page(asset: &Asset, request: &HeaderMap) -> Response<Full<Bytes>> {
             header::X_CONTENT_TYPE_OPTIONS,
             HeaderValue::from_static("nosniff"),
         );
-        headers.insert(
-            header::CONTENT_SECURITY_POLICY,
-            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-        );
-        headers.insert(
-            header::REFERRER_POLICY,
-            HeaderValue::from_static("no-referrer"),
-        );
+        // The policies govern documents: the page, and the SVG, which a browser runs as
+        // one when it is opened by itself. On a script or a style sheet they do nothing
+        // but cost bytes on every first load.
+        if asset.document {
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+            );
+            headers.insert(
+                header::REFERRER_POLICY,
+                HeaderValue::from_static("no-referrer"),
+            );
+        }
         response
     };
     let headers = response.headers_mut();
