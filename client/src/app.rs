@@ -443,7 +443,11 @@ impl App {
                 self.flash("press q again to leave: your seat stays empty until someone takes it");
                 None
             }
-            KeyCode::Char('q') | KeyCode::Esc => Some(ClientMessage::Leave { room: room_id }),
+            KeyCode::Char('q') | KeyCode::Esc => {
+                // The question asked before is answered: it must not linger in the lobby.
+                self.message = None;
+                Some(ClientMessage::Leave { room: room_id })
+            }
             KeyCode::Char('b') => {
                 self.screen = Screen::Lobby;
                 None

@@ -188,6 +188,7 @@ fn q_in_ones_own_game_asks_before_leaving() {
         sent(&app.update(key('q'))),
         vec![ClientMessage::Leave { room: room.clone() }]
     );
+    assert_eq!(app.message, None, "the question goes once answered");
     // Watching, or once the game is over, q leaves at once.
     let mut snap = snapshot(
         TTT,
