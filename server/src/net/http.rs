@@ -69,10 +69,18 @@ impl Asset {
         }
     }
 
+    /// Whether the file in `coding` is at hand (made, or needing no work).
+    fn is_ready(&self, coding: Coding) -> bool {
+        match coding {
+            Coding::Identity => true,
+            Coding::Gzip => self.gzip.get().is_some(),
+            Coding::Brotli => self.brotli.get().is_some(),
+        }
+    }
+
     /// The file in `coding` if it can be had, compressed on first use, else as is; with
-    /// the coding it is in. Compression runs on the caller's (async) thread, once per file
-    /// and coding for the life of the process: the files are small enough that it is not
-    /// worth a blocking task.
+    /// the coding it is in. Compression runs once per file and coding for the life of the
+    /// process (the server asks for it on a blocking thread first: see [`uncompressed`]).
     fn encoded(&self, coding: Coding) -> (Coding, &Encoded) {
         let compressed = match coding {
             Coding::Identity => None,
@@ -335,10 +343,18 @@ where
     let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
     let service = {
         let (state, upgrade) = (state.clone(), upgrade.clone());
-        service_fn(move |request| {
-            let response = answer(request, &state, &upgrade, full);
-            metrics::http_request();
-            async move { Ok::<_, Infallible>(response) }
+        service_fn(move |request: Request<Incoming>| {
+            let (state, upgrade) = (state.clone(), upgrade.clone());
+            async move {
+                // The first request for a file in a coding compresses it, which takes a
+                // while at the best ratios: on a blocking thread, not the runtime's.
+                if let Some((asset, coding)) = uncompressed(&request).filter(|_| !full) {
+                    let _ = tokio::task::spawn_blocking(move || asset.encoded(coding).0).await;
+                }
+                let response = answer(request, &state, &upgrade, full);
+                metrics::http_request();
+                Ok::<_, Infallible>(response)
+            }
         })
     };
     let mut builder = http1::Builder::new();
@@ -455,14 +471,28 @@ fn answer(
             );
             response
         }
-        _ => {
-            let path = if path == "/index.html" { "/" } else { path };
-            match ASSETS.iter().find(|a| a.path == path) {
-                Some(asset) => page(asset, request.headers()),
-                None => text(StatusCode::NOT_FOUND, "not found"),
-            }
-        }
+        _ => match asset_at(path) {
+            Some(asset) => page(asset, request.headers()),
+            None => text(StatusCode::NOT_FOUND, "not found"),
+        },
     }
+}
+
+/// The web client's file at `path`, if any.
+fn asset_at(path: &str) -> Option<&'static Asset> {
+    let path = if path == "/index.html" { "/" } else { path };
+    ASSETS.iter().find(|a| a.path == path)
+}
+
+/// The file a page request asks for, with the coding it will be sent in, when that coding
+/// has yet to be made.
+fn uncompressed(request: &Request<Incoming>) -> Option<(&'static Asset, Coding)> {
+    if !matches!(*request.method(), Method::GET | Method::HEAD) || wants_websocket(request) {
+        return None;
+    }
+    let asset = asset_at(request.uri().path())?;
+    let coding = choose_coding(request.headers());
+    (!asset.is_ready(coding)).then_some((asset, coding))
 }
 
 /// Whether the request asks for a WebSocket (`Upgrade: websocket`), well formed or not.
