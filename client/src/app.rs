@@ -9,8 +9,8 @@
 //! tests live beside it in `app/tests.rs`.
 
 use inarow_protocol::{
-    ClientFrame, ClientMessage, Level, Mark, Occupant, RoomId, RoomSnapshot, RoomSummary,
-    SeatChoice, ServerMessage,
+    ClientFrame, ClientMessage, GameStatus, Level, Mark, Occupant, RoomId, RoomSnapshot,
+    RoomSummary, SeatChoice, ServerMessage,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -128,6 +128,8 @@ pub struct App {
     message_until: u64,
     /// `f` was pressed once; a second `f` resigns.
     resign_armed: bool,
+    /// `q` (or Esc) was pressed once in a game we play; a second one leaves it.
+    leave_armed: bool,
 }
 
 impl App {
@@ -151,6 +153,7 @@ impl App {
             ticks: 0,
             message_until: 0,
             resign_armed: false,
+            leave_armed: false,
         }
     }
 
@@ -373,6 +376,11 @@ impl App {
             .map(|s| s.mark);
         // Resigning takes two presses of f in a row, so a stray key does not end a game.
         let confirmed = std::mem::take(&mut self.resign_armed) && key.code == KeyCode::Char('f');
+        // Leaving a game one plays empties one's seat mid-game: it takes two presses too.
+        let leave_key = matches!(key.code, KeyCode::Char('q') | KeyCode::Esc);
+        let leave_confirmed = std::mem::take(&mut self.leave_armed) && leave_key;
+        let my_game = matches!(room.status, GameStatus::Playing { .. })
+            && board::my_seat(room, self.session.me).is_some();
         let message = match key.code {
             KeyCode::Left | KeyCode::Char('h') => {
                 self.cursor.0 = self.cursor.0.saturating_sub(1);
@@ -391,6 +399,14 @@ impl App {
                 None
             }
             KeyCode::Enter | KeyCode::Char(' ') => return self.play_cursor(),
+            // With gravity a digit names a column and drops a stone there at once, as in
+            // the web client.
+            KeyCode::Char(digit @ '1'..='9')
+                if room.rules.gravity && u32::from(digit) - u32::from('0') <= w =>
+            {
+                self.cursor.0 = u32::from(digit) - u32::from('1');
+                return self.try_play(&digit.to_string());
+            }
             KeyCode::Char(':') => {
                 self.input = Input::Move(String::new());
                 None
@@ -422,7 +438,16 @@ impl App {
                     None
                 }
             },
-            KeyCode::Char('q') | KeyCode::Esc => Some(ClientMessage::Leave { room: room_id }),
+            KeyCode::Char('q') | KeyCode::Esc if my_game && !leave_confirmed => {
+                self.leave_armed = true;
+                self.flash("press q again to leave: your seat stays empty until someone takes it");
+                None
+            }
+            KeyCode::Char('q') | KeyCode::Esc => {
+                // The question asked before is answered: it must not linger in the lobby.
+                self.message = None;
+                Some(ClientMessage::Leave { room: room_id })
+            }
             KeyCode::Char('b') => {
                 self.screen = Screen::Lobby;
                 None
@@ -667,9 +692,11 @@ impl App {
             Some(room) => {
                 let sentence = words::status_sentence(room, self.my_seat());
                 match (&room.status, self.session.invite_link(&room.id)) {
-                    // A friend without the terminal client joins from this link.
-                    (inarow_protocol::GameStatus::Waiting, Some(link)) => {
-                        format!("{sentence} · {link}")
+                    // A friend without the terminal client joins from this link. It comes
+                    // first, after a few words, so that an 80-column line shows all of it
+                    // (the link holds the invite code).
+                    (GameStatus::Waiting, Some(link)) => {
+                        format!("Invite a player: {link} · or press a for an AI")
                     }
                     _ => match words::kept_game(room) {
                         Some(kept) => format!("{sentence} · {kept}"),

@@ -267,12 +267,21 @@ impl Plain {
     pub fn on_net(&mut self, event: NetEvent) -> Step {
         match self.session.on_net(event) {
             // `inarow rooms` is a one-shot question: do not retry forever.
-            Update::Down { reason, .. } if self.quit_after_rooms => Step::fatal(reason),
+            // Its failures go to stderr only (the binary prints the fatal message there).
+            Update::Down { reason, .. } | Update::Fatal(reason) if self.quit_after_rooms => Step {
+                fatal: Some(reason),
+                ..Step::default()
+            },
             Update::Down { reason, retry_in } => Step::line(format!(
                 "disconnected: {reason}; reconnecting in {}ms",
                 retry_in.as_millis()
             )),
             Update::Fatal(message) => Step::fatal(message),
+            // `inarow rooms` prints the rooms and nothing else, so a script can read them.
+            Update::Welcome { send, .. } if self.quit_after_rooms => Step {
+                send,
+                ..Step::default()
+            },
             Update::Welcome { resumed, send, .. } => {
                 let session = self
                     .session
@@ -365,11 +374,18 @@ impl Plain {
                 }
                 Step::line(format!("left {room}"))
             }
-            ServerMessage::Error { code, message } => Step {
-                lines: vec![format!("error: {code}: {message}")],
-                quit: self.quit_after_rooms && answers == Some(Pending::Rooms),
-                ..Step::default()
-            },
+            // A refused `inarow rooms` ends it with a failure, told on stderr, not stdout.
+            ServerMessage::Error { code, message }
+                if self.quit_after_rooms && answers == Some(Pending::Rooms) =>
+            {
+                Step {
+                    fatal: Some(format!("{code}: {message}")),
+                    ..Step::default()
+                }
+            }
+            ServerMessage::Error { code, message } => {
+                Step::line(format!("error: {code}: {message}"))
+            }
             ServerMessage::Bye { reason, message } => {
                 Step::line(format!("bye {reason}: {message}"))
             }

@@ -152,10 +152,17 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     .render(layout.status, buf);
     Paragraph::new(message_line(app)).render(layout.message, buf);
     let help = match app.input {
-        Input::Chat(_) => "type a message · Enter send · Esc cancel",
-        _ => "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave",
+        Input::Chat(_) => "type a message · Enter send · Esc cancel".to_owned(),
+        // With gravity a digit drops a stone in its column: say so, it is the quickest way.
+        _ if room.rules.gravity => format!(
+            "←→ · 1-{} or Enter drop · ? hints · c chat · r rematch · f resign · q leave",
+            room.rules.width.min(9)
+        ),
+        _ => {
+            "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave".to_owned()
+        }
     };
-    Paragraph::new(help_line(help)).render(layout.help, buf);
+    Paragraph::new(help_line(&help)).render(layout.help, buf);
 }
 
 /// What the board shows besides its stones, the last move and the winning line: the

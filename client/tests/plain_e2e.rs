@@ -313,11 +313,10 @@ fn rooms_prints_the_public_rooms_and_exits() {
     lister.close_stdin();
     let rest = lister.rest();
     assert!(lister.wait_exit().success());
-    let count = rest
-        .iter()
-        .position(|l| l == "rooms: 1")
-        .expect("a count line");
-    let row = &rest[count + 1];
+    // Only the rooms: no `connected` line or anything else.
+    assert_eq!(rest.len(), 2, "{rest:?}");
+    assert_eq!(rest[0], "rooms: 1");
+    let row = &rest[1];
     assert!(
         row.starts_with(&format!(
             "  {room} connect4 waiting X=alice O=(empty) spectators=0 "

@@ -403,6 +403,46 @@ fn connect_four_marks_the_column_and_landing_cell() {
 }
 
 #[test]
+fn connect_four_says_a_digit_drops_a_stone() {
+    let app = app_with(Some(room(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", ".......", "...X...",
+        ],
+        &["d1"],
+        GameStatus::Playing { turn: Mark::X },
+    )));
+    let got = lines(&render(&app, 80, 24));
+    assert_eq!(
+        got[23],
+        "←→ · 1-7 or Enter drop · ? hints · c chat · r rematch · f resign · q leave"
+    );
+}
+
+#[test]
+fn the_invite_link_is_whole_at_80x24() {
+    let mut waiting = room(C4, &["......."; 6], &[], GameStatus::Waiting);
+    waiting.seats[1].occupant = Occupant::Empty;
+    let mut app = app_with(Some(waiting));
+    // A LAN address, as a friend across the room would be given.
+    app.session.web = Some("http://192.168.100.200:7878/".into());
+    let buf = render(&app, 80, 24);
+    let got = lines(&buf);
+    assert_eq!(
+        got[21],
+        "Invite a player: http://192.168.100.200:7878/#/r/abcd2345 · or press a for an AI"
+    );
+    // A longer host name loses the words at the end, never the link.
+    app.session.web = Some("https://inarow.games.example.org/".into());
+    let got = lines(&render(&app, 80, 24));
+    assert!(
+        got[21].starts_with("Invite a player: https://inarow.games.example.org/#/r/abcd2345"),
+        "{}",
+        got[21]
+    );
+}
+
+#[test]
 fn a_dropping_stone_falls_through_the_column() {
     let before = room(
         C4,

@@ -228,3 +228,272 @@ async fn http_limits_apply_request_head_size_time_and_connections() {
     drop(held);
     server.shutdown().await;
 }
+
+/// The web client's files as embedded in the server, by the paths that serve them.
+const WEB_FILES: [(&str, &[u8]); 6] = [
+    ("/", include_bytes!("../../server/web/index.html")),
+    ("/style.css", include_bytes!("../../server/web/style.css")),
+    ("/app.js", include_bytes!("../../server/web/app.js")),
+    ("/net.js", include_bytes!("../../server/web/net.js")),
+    ("/game.js", include_bytes!("../../server/web/game.js")),
+    (
+        "/favicon.svg",
+        include_bytes!("../../server/web/favicon.svg"),
+    ),
+];
+
+/// One whole HTTP answer, as bytes on the wire and taken apart.
+struct Answer {
+    status: u16,
+    /// Header names lower-cased, as hyper writes them.
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    /// Every byte the server sent: the head and the body.
+    wire: usize,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// `method path` with these extra header lines, on a fresh connection closed after it.
+async fn fetch(server: &TestServer, method: &str, path: &str, extra: &[(&str, &str)]) -> Answer {
+    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n");
+    for (name, value) in extra {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    let mut socket = TcpStream::connect(server.addr()).await.expect("connect");
+    socket
+        .write_all(request.as_bytes())
+        .await
+        .expect("send the request");
+    let mut bytes = Vec::new();
+    tokio::time::timeout(RECV_TIMEOUT, socket.read_to_end(&mut bytes))
+        .await
+        .expect("the server answers and closes in time")
+        .expect("read the response");
+    let end = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a whole head");
+    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP response: {head:?}"));
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: bytes[end + 4..].to_vec(),
+        wire: bytes.len(),
+    }
+}
+
+fn gunzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .expect("valid gzip");
+    out
+}
+
+fn unbrotli(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut out = Vec::new();
+    brotli::Decompressor::new(bytes, 4096)
+        .read_to_end(&mut out)
+        .expect("valid brotli");
+    out
+}
+
+#[tokio::test]
+async fn web_files_are_compressed_as_accepted_and_decode_to_the_embedded_files() {
+    let server = TestServer::start(fast_config()).await;
+    for (path, file) in WEB_FILES {
+        let plain = fetch(&server, "GET", path, &[]).await;
+        assert_eq!(plain.status, 200, "{path}");
+        assert_eq!(plain.header("content-encoding"), None, "{path}");
+        assert_eq!(plain.body, file, "{path} as is");
+        let gzip = fetch(
+            &server,
+            "GET",
+            path,
+            &[("Accept-Encoding", "gzip, deflate")],
+        )
+        .await;
+        assert_eq!(gzip.header("content-encoding"), Some("gzip"), "{path}");
+        assert_eq!(gunzip(&gzip.body), file, "{path} in gzip");
+        let br = fetch(
+            &server,
+            "GET",
+            path,
+            &[("Accept-Encoding", "gzip, deflate, br, zstd")],
+        )
+        .await;
+        assert_eq!(br.header("content-encoding"), Some("br"), "{path}");
+        assert_eq!(unbrotli(&br.body), file, "{path} in brotli");
+        assert!(br.body.len() < gzip.body.len(), "{path}: brotli is smaller");
+        for answer in [&plain, &gzip, &br] {
+            assert_eq!(answer.header("vary"), Some("accept-encoding"), "{path}");
+            assert_eq!(answer.header("cache-control"), Some("no-cache"), "{path}");
+            let etag = answer.header("etag").expect("an ETag");
+            assert!(
+                etag.starts_with('"') && etag.ends_with('"'),
+                "strong: {etag}"
+            );
+            assert_eq!(
+                answer.header("content-length"),
+                Some(answer.body.len().to_string().as_str())
+            );
+        }
+        // The policies are the documents' (the page, the SVG); scripts and styles go
+        // without them.
+        let document = path == "/" || path.ends_with(".svg");
+        assert_eq!(
+            br.header("content-security-policy").is_some(),
+            document,
+            "{path}"
+        );
+        assert_eq!(br.header("x-content-type-options"), Some("nosniff"));
+        let tags = [&plain, &gzip, &br].map(|a| a.header("etag").map(str::to_owned));
+        assert!(
+            tags[0] != tags[1] && tags[1] != tags[2] && tags[0] != tags[2],
+            "{path}: one ETag per coding: {tags:?}"
+        );
+    }
+    // q=0 refuses a coding; the other one (or the file as is) is served.
+    let answer = fetch(
+        &server,
+        "GET",
+        "/app.js",
+        &[("Accept-Encoding", "br;q=0, gzip")],
+    )
+    .await;
+    assert_eq!(answer.header("content-encoding"), Some("gzip"));
+    let answer = fetch(
+        &server,
+        "GET",
+        "/app.js",
+        &[("Accept-Encoding", "gzip;q=0, br;q=0")],
+    )
+    .await;
+    assert_eq!(answer.header("content-encoding"), None);
+    assert_eq!(answer.body, WEB_FILES[2].1);
+    // HEAD: the same head as GET, no body.
+    let get = fetch(&server, "GET", "/style.css", &[("Accept-Encoding", "br")]).await;
+    let head = fetch(&server, "HEAD", "/style.css", &[("Accept-Encoding", "br")]).await;
+    assert_eq!(head.status, 200);
+    assert!(head.body.is_empty());
+    for name in [
+        "content-encoding",
+        "etag",
+        "content-length",
+        "vary",
+        "content-type",
+    ] {
+        assert_eq!(head.header(name), get.header(name), "{name}");
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_matching_etag_is_answered_304_without_a_body() {
+    let server = TestServer::start(fast_config()).await;
+    let gzip = [("Accept-Encoding", "gzip")];
+    let first = fetch(&server, "GET", "/app.js", &gzip).await;
+    let etag = first.header("etag").expect("an ETag").to_owned();
+    let again = fetch(
+        &server,
+        "GET",
+        "/app.js",
+        &[("Accept-Encoding", "gzip"), ("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    assert_eq!(again.header("etag"), Some(etag.as_str()));
+    assert_eq!(again.header("cache-control"), Some("no-cache"));
+    assert_eq!(again.header("vary"), Some("accept-encoding"));
+    // Among others, and weak as a browser may send it.
+    let listed = format!("\"0000\", W/{etag}");
+    let again = fetch(
+        &server,
+        "GET",
+        "/app.js",
+        &[("Accept-Encoding", "gzip"), ("If-None-Match", &listed)],
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    // The gzip tag does not stand for the brotli bytes, nor for another file.
+    let other = fetch(
+        &server,
+        "GET",
+        "/app.js",
+        &[("Accept-Encoding", "br"), ("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!(other.status, 200);
+    assert_eq!(other.header("content-encoding"), Some("br"));
+    let other = fetch(
+        &server,
+        "GET",
+        "/net.js",
+        &[("Accept-Encoding", "gzip"), ("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!(other.status, 200);
+    server.shutdown().await;
+}
+
+/// The bytes a browser receives for the web client: a first load of `/` and everything it
+/// loads, then a reload that revalidates each file (304s). Printed for docs/benchmarks.md:
+///
+/// ```text
+/// cargo test -p inarow-e2e --test http -- web_client_bytes --nocapture
+/// ```
+#[tokio::test]
+async fn web_client_bytes_of_a_first_load_and_a_reload() {
+    let server = TestServer::start(fast_config()).await;
+    // What Chromium and Firefox offer over HTTPS, over plain HTTP, and nothing.
+    for accept in ["gzip, deflate, br, zstd", "gzip, deflate", ""] {
+        let mut first = 0;
+        let mut reload = 0;
+        let mut bodies = 0;
+        for (path, _) in WEB_FILES {
+            let headers: &[(&str, &str)] = if accept.is_empty() {
+                &[]
+            } else {
+                &[("Accept-Encoding", accept)]
+            };
+            let answer = fetch(&server, "GET", path, headers).await;
+            first += answer.wire;
+            bodies += answer.body.len();
+            let etag = answer.header("etag").expect("an ETag").to_owned();
+            let mut revalidate = headers.to_vec();
+            revalidate.push(("If-None-Match", &etag));
+            let answer = fetch(&server, "GET", path, &revalidate).await;
+            assert_eq!(answer.status, 304, "{path}");
+            reload += answer.wire;
+        }
+        println!(
+            "Accept-Encoding {accept:?}: first load {first} bytes ({bodies} of bodies), \
+             reload {reload} bytes, {} files",
+            WEB_FILES.len()
+        );
+        assert!(reload <= 2048, "a reload is {reload} bytes");
+    }
+    server.shutdown().await;
+}

@@ -145,6 +145,73 @@ fn gravity_plays_the_cursor_column() {
 }
 
 #[test]
+fn a_bare_digit_drops_into_its_column_with_gravity() {
+    let mut app = in_game(snapshot(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", ".......", "...X...",
+        ],
+        GameStatus::Playing { turn: Mark::X },
+    ));
+    assert_eq!(sent(&app.update(key('2'))), vec![play(1, "b")]);
+    assert_eq!(app.cursor.0, 1, "the cursor follows the column");
+    assert_eq!(sent(&app.update(key('7'))), vec![play(1, "g")]);
+    // No eighth column, and 0 names none.
+    assert!(sent(&app.update(key('8'))).is_empty());
+    assert!(sent(&app.update(key('0'))).is_empty());
+    // Without gravity a digit is no move (a cell needs its letter).
+    let mut app = in_game(snapshot(
+        TTT,
+        &["...", "...", "..."],
+        GameStatus::Playing { turn: Mark::X },
+    ));
+    assert!(sent(&app.update(key('2'))).is_empty());
+}
+
+#[test]
+fn q_in_ones_own_game_asks_before_leaving() {
+    let room = RoomId::from("abcd2345");
+    let mut app = in_game(snapshot(
+        TTT,
+        &["...", ".X.", "..."],
+        GameStatus::Playing { turn: Mark::O },
+    ));
+    assert!(sent(&app.update(key('q'))).is_empty());
+    assert_eq!(
+        app.message.as_deref(),
+        Some("press q again to leave: your seat stays empty until someone takes it")
+    );
+    // Another key disarms it.
+    app.update(key('h'));
+    assert!(sent(&app.update(code(KeyCode::Esc))).is_empty());
+    assert_eq!(
+        sent(&app.update(key('q'))),
+        vec![ClientMessage::Leave { room: room.clone() }]
+    );
+    assert_eq!(app.message, None, "the question goes once answered");
+    // Watching, or once the game is over, q leaves at once.
+    let mut snap = snapshot(
+        TTT,
+        &["...", ".X.", "..."],
+        GameStatus::Playing { turn: Mark::O },
+    );
+    snap.seats[0].occupant = Occupant::Ai {
+        level: Level::Easy,
+        thinking: false,
+    };
+    let mut app = in_game(snap);
+    assert_eq!(
+        sent(&app.update(key('q'))),
+        vec![ClientMessage::Leave { room: room.clone() }]
+    );
+    let mut app = in_game(snapshot(TTT, &["...", ".X.", "..."], GameStatus::Drawn));
+    assert_eq!(
+        sent(&app.update(key('q'))),
+        vec![ClientMessage::Leave { room }]
+    );
+}
+
+#[test]
 fn a_new_gravity_stone_drops_with_ticks() {
     let before = snapshot(
         C4,
@@ -438,11 +505,9 @@ fn a_waiting_room_shows_its_browser_link_when_the_web_address_is_known() {
     let mut app = in_game(snap);
     assert!(!app.status_line().contains("http"));
     app.session.web = Some("http://192.168.1.20:7878/".into());
-    assert!(
-        app.status_line()
-            .ends_with(" · http://192.168.1.20:7878/#/r/abcd2345"),
-        "{}",
-        app.status_line()
+    assert_eq!(
+        app.status_line(),
+        "Invite a player: http://192.168.1.20:7878/#/r/abcd2345 · or press a for an AI"
     );
 }
 

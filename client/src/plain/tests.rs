@@ -251,11 +251,28 @@ fn gravity_play_sends_the_column() {
 #[test]
 fn rooms_startup_lists_and_quits() {
     let (mut plain, step) = welcomed(Startup::Rooms);
+    // Only the rooms go to stdout: no `connected` line.
+    assert!(step.lines.is_empty(), "{:?}", step.lines);
     assert_eq!(step.send[0].message, ClientMessage::ListRooms {});
     let out = reply(&mut plain, &step, ServerMessage::Rooms { rooms: vec![] });
     assert_eq!(out.lines, vec!["rooms: 0"]);
     assert!(out.quit);
     assert!(!plain.awaiting_replies());
+}
+
+#[test]
+fn a_refused_rooms_startup_fails_without_printing() {
+    let (mut plain, step) = welcomed(Startup::Rooms);
+    let out = reply(
+        &mut plain,
+        &step,
+        ServerMessage::Error {
+            code: ErrorCode::RateLimited,
+            message: "slow down".into(),
+        },
+    );
+    assert!(out.lines.is_empty(), "{:?}", out.lines);
+    assert_eq!(out.fatal.as_deref(), Some("rate_limited: slow down"));
 }
 
 #[test]

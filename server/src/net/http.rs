@@ -8,12 +8,12 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
-use hyper::header::{self, HeaderValue};
+use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::upgrade::OnUpgrade;
@@ -34,45 +34,194 @@ const SHUTDOWN_TIME: Duration = Duration::from_secs(1);
 /// The smallest request head limit hyper accepts.
 const MIN_REQUEST_HEAD: usize = 8192;
 
-/// One file of the web client, embedded in the binary.
+/// One file of the web client, embedded in the binary, with its compressed forms made
+/// the first time each is asked for.
 struct Asset {
     path: &'static str,
     content_type: &'static str,
     body: &'static [u8],
+    /// Whether a browser may show it as a page of its own (HTML, SVG): it then carries the
+    /// content security and referrer policies.
+    document: bool,
+    /// The file as is, with its ETag.
+    identity: OnceLock<Encoded>,
+    /// Made once, not per request: compressing costs far more than serving. `None` if
+    /// the compressor failed, and the file is then served as is.
+    gzip: OnceLock<Option<Encoded>>,
+    brotli: OnceLock<Option<Encoded>>,
+}
+
+impl Asset {
+    const fn new(
+        path: &'static str,
+        content_type: &'static str,
+        document: bool,
+        body: &'static [u8],
+    ) -> Self {
+        Asset {
+            path,
+            content_type,
+            body,
+            document,
+            identity: OnceLock::new(),
+            gzip: OnceLock::new(),
+            brotli: OnceLock::new(),
+        }
+    }
+
+    /// Whether the file in `coding` is at hand (made, or needing no work).
+    fn is_ready(&self, coding: Coding) -> bool {
+        match coding {
+            Coding::Identity => true,
+            Coding::Gzip => self.gzip.get().is_some(),
+            Coding::Brotli => self.brotli.get().is_some(),
+        }
+    }
+
+    /// The file in `coding` if it can be had, compressed on first use, else as is; with
+    /// the coding it is in. Compression runs once per file and coding for the life of the
+    /// process (the server asks for it on a blocking thread first: see [`uncompressed`]).
+    fn encoded(&self, coding: Coding) -> (Coding, &Encoded) {
+        let compressed = match coding {
+            Coding::Identity => None,
+            Coding::Gzip => self
+                .gzip
+                .get_or_init(|| gzip(self.body).map(|b| Encoded::new(b, coding)))
+                .as_ref(),
+            Coding::Brotli => self
+                .brotli
+                .get_or_init(|| brotli(self.body).map(|b| Encoded::new(b, coding)))
+                .as_ref(),
+        };
+        match compressed {
+            Some(encoded) => (coding, encoded),
+            None => (
+                Coding::Identity,
+                self.identity
+                    .get_or_init(|| Encoded::new(Bytes::from_static(self.body), Coding::Identity)),
+            ),
+        }
+    }
+}
+
+/// A content coding the server can send the web client's files in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Coding {
+    Identity,
+    Gzip,
+    Brotli,
+}
+
+impl Coding {
+    /// The `Content-Encoding` token, `None` for the file as is.
+    fn token(self) -> Option<&'static str> {
+        match self {
+            Coding::Identity => None,
+            Coding::Gzip => Some("gzip"),
+            Coding::Brotli => Some("br"),
+        }
+    }
+}
+
+/// A file's bytes in one coding and the strong ETag that names exactly those bytes.
+struct Encoded {
+    body: Bytes,
+    etag: HeaderValue,
+}
+
+impl Encoded {
+    /// Tags `body` with a hash of its bytes: each coding of a file gets its own tag (a
+    /// cache must not answer a gzip request with brotli bytes), and a new binary with
+    /// changed files gets new tags, so `no-cache` revalidation picks them up.
+    fn new(body: Bytes, coding: Coding) -> Self {
+        let digest = ring::digest::digest(&ring::digest::SHA256, &body);
+        let mut tag = String::with_capacity(40);
+        tag.push('"');
+        // 128 bits of the hash: collisions between versions of six files are out of reach.
+        for byte in &digest.as_ref()[..16] {
+            tag.push_str(&format!("{byte:02x}"));
+        }
+        if let Some(token) = coding.token() {
+            tag.push('-');
+            tag.push_str(token);
+        }
+        tag.push('"');
+        let etag =
+            HeaderValue::from_str(&tag).unwrap_or_else(|_| HeaderValue::from_static("\"unknown\""));
+        Encoded { body, etag }
+    }
+}
+
+/// `body` compressed with gzip at its best ratio.
+fn gzip(body: &[u8]) -> Option<Bytes> {
+    use std::io::Write as _;
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    match encoder.write_all(body).and_then(|()| encoder.finish()) {
+        Ok(out) => Some(Bytes::from(out)),
+        Err(e) => {
+            tracing::warn!(error = %e, "gzip failed; serving the file as is");
+            None
+        }
+    }
+}
+
+/// `body` compressed with brotli at its best ratio, with a window no larger than the file
+/// needs (a smaller window is cheaper for the browser to decode).
+fn brotli(body: &[u8]) -> Option<Bytes> {
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        size_hint: body.len(),
+        ..Default::default()
+    };
+    let mut out = Vec::with_capacity(body.len() / 2);
+    match brotli::BrotliCompress(&mut &body[..], &mut out, &params) {
+        Ok(_) => Some(Bytes::from(out)),
+        Err(e) => {
+            tracing::warn!(error = %e, "brotli failed; serving the file as is");
+            None
+        }
+    }
 }
 
 /// The web client. `/` is its page; the rest are what the page loads.
-const ASSETS: &[Asset] = &[
-    Asset {
-        path: "/",
-        content_type: "text/html; charset=utf-8",
-        body: include_bytes!("../../web/index.html"),
-    },
-    Asset {
-        path: "/style.css",
-        content_type: "text/css; charset=utf-8",
-        body: include_bytes!("../../web/style.css"),
-    },
-    Asset {
-        path: "/app.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/app.js"),
-    },
-    Asset {
-        path: "/net.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/net.js"),
-    },
-    Asset {
-        path: "/game.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_bytes!("../../web/game.js"),
-    },
-    Asset {
-        path: "/favicon.svg",
-        content_type: "image/svg+xml",
-        body: include_bytes!("../../web/favicon.svg"),
-    },
+static ASSETS: [Asset; 6] = [
+    Asset::new(
+        "/",
+        "text/html; charset=utf-8",
+        true,
+        include_bytes!("../../web/index.html"),
+    ),
+    Asset::new(
+        "/style.css",
+        "text/css; charset=utf-8",
+        false,
+        include_bytes!("../../web/style.css"),
+    ),
+    Asset::new(
+        "/app.js",
+        "text/javascript; charset=utf-8",
+        false,
+        include_bytes!("../../web/app.js"),
+    ),
+    Asset::new(
+        "/net.js",
+        "text/javascript; charset=utf-8",
+        false,
+        include_bytes!("../../web/net.js"),
+    ),
+    Asset::new(
+        "/game.js",
+        "text/javascript; charset=utf-8",
+        false,
+        include_bytes!("../../web/game.js"),
+    ),
+    Asset::new(
+        "/favicon.svg",
+        "image/svg+xml",
+        true,
+        include_bytes!("../../web/favicon.svg"),
+    ),
 ];
 
 /// Pages may load only what this server serves and talk only to it: no CDN, no inline
@@ -194,10 +343,18 @@ where
     let upgrade: Arc<Mutex<Option<OnUpgrade>>> = Arc::default();
     let service = {
         let (state, upgrade) = (state.clone(), upgrade.clone());
-        service_fn(move |request| {
-            let response = answer(request, &state, &upgrade, full);
-            metrics::http_request();
-            async move { Ok::<_, Infallible>(response) }
+        service_fn(move |request: Request<Incoming>| {
+            let (state, upgrade) = (state.clone(), upgrade.clone());
+            async move {
+                // The first request for a file in a coding compresses it, which takes a
+                // while at the best ratios: on a blocking thread, not the runtime's.
+                if let Some((asset, coding)) = uncompressed(&request).filter(|_| !full) {
+                    let _ = tokio::task::spawn_blocking(move || asset.encoded(coding).0).await;
+                }
+                let response = answer(request, &state, &upgrade, full);
+                metrics::http_request();
+                Ok::<_, Infallible>(response)
+            }
         })
     };
     let mut builder = http1::Builder::new();
@@ -314,14 +471,28 @@ fn answer(
             );
             response
         }
-        _ => {
-            let path = if path == "/index.html" { "/" } else { path };
-            match ASSETS.iter().find(|a| a.path == path) {
-                Some(asset) => page(asset),
-                None => text(StatusCode::NOT_FOUND, "not found"),
-            }
-        }
+        _ => match asset_at(path) {
+            Some(asset) => page(asset, request.headers()),
+            None => text(StatusCode::NOT_FOUND, "not found"),
+        },
     }
+}
+
+/// The web client's file at `path`, if any.
+fn asset_at(path: &str) -> Option<&'static Asset> {
+    let path = if path == "/index.html" { "/" } else { path };
+    ASSETS.iter().find(|a| a.path == path)
+}
+
+/// The file a page request asks for, with the coding it will be sent in, when that coding
+/// has yet to be made.
+fn uncompressed(request: &Request<Incoming>) -> Option<(&'static Asset, Coding)> {
+    if !matches!(*request.method(), Method::GET | Method::HEAD) || wants_websocket(request) {
+        return None;
+    }
+    let asset = asset_at(request.uri().path())?;
+    let coding = choose_coding(request.headers());
+    (!asset.is_ready(coding)).then_some((asset, coding))
 }
 
 /// Whether the request asks for a WebSocket (`Upgrade: websocket`), well formed or not.
@@ -351,27 +522,166 @@ fn text(status: StatusCode, line: &str) -> Response<Full<Bytes>> {
     response
 }
 
-/// A file of the web client.
-fn page(asset: &Asset) -> Response<Full<Bytes>> {
-    let mut response = Response::new(Full::new(Bytes::from_static(asset.body)));
+/// A file of the web client, in the best coding the request accepts; `304 Not Modified`
+/// with no body when the request already holds these bytes (`If-None-Match`).
+fn page(asset: &Asset, request: &HeaderMap) -> Response<Full<Bytes>> {
+    let (coding, encoded) = asset.encoded(choose_coding(request));
+    let fresh = request
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .any(|v| etag_matches(v.as_bytes(), encoded.etag.as_bytes()));
+    let mut response = if fresh {
+        let mut response = Response::new(Full::default());
+        *response.status_mut() = StatusCode::NOT_MODIFIED;
+        response
+    } else {
+        let mut response = Response::new(Full::new(encoded.body.clone()));
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(asset.content_type),
+        );
+        if let Some(token) = coding.token() {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(token));
+        }
+        headers.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        // The policies govern documents: the page, and the SVG, which a browser runs as
+        // one when it is opened by itself. On a script or a style sheet they do nothing
+        // but cost bytes on every first load.
+        if asset.document {
+            headers.insert(
+                header::CONTENT_SECURITY_POLICY,
+                HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+            );
+            headers.insert(
+                header::REFERRER_POLICY,
+                HeaderValue::from_static("no-referrer"),
+            );
+        }
+        response
+    };
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(asset.content_type),
-    );
-    // The files change with the binary: revalidate rather than run a stale client.
+    headers.insert(header::ETAG, encoded.etag.clone());
+    // The files change with the binary: revalidate (cheap, with the ETag) rather than run
+    // a stale client.
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
-    );
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
+    headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     response
+}
+
+/// The coding to answer in: brotli or gzip, whichever the request gives the higher weight
+/// (brotli on a tie: it is smaller), the file as is when it accepts neither. A coding
+/// weighted `q=0` is refused; `*` stands for any coding not named.
+fn choose_coding(request: &HeaderMap) -> Coding {
+    let (mut br, mut gz, mut any) = (None, None, None);
+    for item in request
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+    {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or_default().trim();
+        let weight = parts
+            .filter_map(|p| {
+                let (key, value) = p.split_once('=')?;
+                key.trim()
+                    .eq_ignore_ascii_case("q")
+                    .then(|| value.trim().parse::<f32>().ok())?
+            })
+            .next()
+            .unwrap_or(1.0);
+        if name.eq_ignore_ascii_case("br") {
+            br = Some(weight);
+        } else if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
+            gz = Some(weight);
+        } else if name == "*" {
+            any = Some(weight);
+        }
+    }
+    let br = br.or(any).unwrap_or(0.0);
+    let gz = gz.or(any).unwrap_or(0.0);
+    if br > 0.0 && br >= gz {
+        Coding::Brotli
+    } else if gz > 0.0 {
+        Coding::Gzip
+    } else {
+        Coding::Identity
+    }
+}
+
+/// Whether an `If-None-Match` value names `etag`: `*`, or a list of tags compared weakly
+/// (a `W/` prefix ignored), as RFC 9110 asks of `If-None-Match`.
+fn etag_matches(if_none_match: &[u8], etag: &[u8]) -> bool {
+    let Ok(list) = std::str::from_utf8(if_none_match) else {
+        return false;
+    };
+    let Ok(etag) = std::str::from_utf8(etag) else {
+        return false;
+    };
+    list.split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_str(value).expect("a header value"),
+        );
+        headers
+    }
+
+    #[test]
+    fn the_coding_follows_accept_encoding_and_its_weights() {
+        assert_eq!(choose_coding(&HeaderMap::new()), Coding::Identity);
+        assert_eq!(choose_coding(&accept("gzip, deflate")), Coding::Gzip);
+        assert_eq!(
+            choose_coding(&accept("gzip, deflate, br, zstd")),
+            Coding::Brotli
+        );
+        assert_eq!(choose_coding(&accept("br;q=0.5, gzip")), Coding::Gzip);
+        assert_eq!(choose_coding(&accept("br;q=0, gzip;q=0")), Coding::Identity);
+        assert_eq!(
+            choose_coding(&accept("gzip;Q=0 , br;q=0")),
+            Coding::Identity
+        );
+        assert_eq!(choose_coding(&accept("*")), Coding::Brotli);
+        assert_eq!(choose_coding(&accept("*, br;q=0")), Coding::Gzip);
+        assert_eq!(choose_coding(&accept("identity")), Coding::Identity);
+        assert_eq!(choose_coding(&accept("gzip;q=nonsense")), Coding::Gzip);
+    }
+
+    #[test]
+    fn if_none_match_compares_tags_weakly_and_accepts_a_star() {
+        assert!(etag_matches(br#""a1""#, br#""a1""#));
+        assert!(etag_matches(br#""zz", W/"a1""#, br#""a1""#));
+        assert!(etag_matches(b"*", br#""a1""#));
+        assert!(!etag_matches(br#""a1-gzip""#, br#""a1""#));
+        assert!(!etag_matches(b"", br#""a1""#));
+    }
+
+    #[test]
+    fn each_coding_has_its_own_tag_and_is_smaller() {
+        let asset = &ASSETS[0];
+        let [identity, gzip, brotli] =
+            [Coding::Identity, Coding::Gzip, Coding::Brotli].map(|c| asset.encoded(c));
+        assert_eq!(
+            [identity.0, gzip.0, brotli.0],
+            [Coding::Identity, Coding::Gzip, Coding::Brotli]
+        );
+        assert_ne!(identity.1.etag, gzip.1.etag);
+        assert_ne!(gzip.1.etag, brotli.1.etag);
+        assert_ne!(identity.1.etag, brotli.1.etag);
+        assert!(gzip.1.body.len() < asset.body.len());
+        assert!(brotli.1.body.len() < gzip.1.body.len());
+    }
 }
