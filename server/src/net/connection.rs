@@ -315,25 +315,25 @@ pub(crate) async fn serve<S>(
     // No attachment until `hello` gives one; rooms never see the connection before.
     let peer = Peer::new(Attachment::NONE, outbound, kick.clone());
     let mut handler = Handler::new(state.clone(), addr.ip(), peer.clone(), kick.clone());
+    let ending = match &admission {
+        Admission::Admitted { .. } => {
+            span.in_scope(|| tracing::info!("connection opened"));
+            run(&mut ws, &mut queue, &mut handler, &kick, &state, &span).await
+        }
+        Admission::Refused(turnaway) => {
+            span.in_scope(|| tracing::info!(%turnaway, "connection refused"));
+            let message = turnaway.to_string();
+            let _ = peer.send(
+                ServerMessage::Error {
+                    code: turnaway.code(),
+                    message: message.clone(),
+                },
+                None,
+            );
+            Ending::bye(Bye::new(turnaway.reason(), message))
+        }
+    };
     async {
-        let ending = match &admission {
-            Admission::Admitted { .. } => {
-                tracing::info!("connection opened");
-                run(&mut ws, &mut queue, &mut handler, &kick, &state).await
-            }
-            Admission::Refused(turnaway) => {
-                tracing::info!(%turnaway, "connection refused");
-                let message = turnaway.to_string();
-                let _ = peer.send(
-                    ServerMessage::Error {
-                        code: turnaway.code(),
-                        message: message.clone(),
-                    },
-                    None,
-                );
-                Ending::bye(Bye::new(turnaway.reason(), message))
-            }
-        };
         tracing::info!(reason = %ending.label(), "connection closed");
         handler.release_session().await;
         close(ending, ws, queue).await;
@@ -347,13 +347,15 @@ pub(crate) async fn serve<S>(
 }
 
 /// The connection's loop: frames in, the queue out, pings, deadlines and kicks, until
-/// the connection is to end.
+/// the connection is to end. What it logs is in `span`, entered where something may be
+/// logged rather than on every poll of the loop.
 async fn run<S>(
     ws: &mut WebSocketStream<S>,
     queue: &mut mpsc::Receiver<Utf8Bytes>,
     handler: &mut Handler,
     kick: &Kick,
     state: &ServerState,
+    span: &tracing::Span,
 ) -> Ending
 where
     S: AsyncRead + AsyncWrite + Unpin,
@@ -401,7 +403,7 @@ where
                     written = write(ws, queue, Message::Text(text)) => written,
                 };
                 if let Err(e) = written {
-                    tracing::debug!(error = %e, "write failed");
+                    span.in_scope(|| tracing::debug!(error = %e, "write failed"));
                     return Ending::Gone;
                 }
             }
@@ -409,7 +411,7 @@ where
                 let message = match frame {
                     None => return Ending::Gone,
                     Some(Err(e)) => {
-                        let ending = read_failed(e, config.max_message_size);
+                        let ending = span.in_scope(|| read_failed(e, config.max_message_size));
                         if let Ending::Bye { bye, .. } = &ending {
                             handler.error(None, ErrorCode::TooLarge, bye.message.clone());
                         }
@@ -426,13 +428,13 @@ where
                     Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => continue,
                 };
                 metrics::message_in();
-                match handler.take_frame(text) {
+                match span.in_scope(|| handler.take_frame(text)) {
                     Step::Done(None) => {}
                     Step::Done(Some(bye)) => return Ending::bye(bye),
                     Step::Wait(waiting, id) => {
                         // `hello`, `history` and `game` wait (for the session registry
                         // or the store); what is queued meanwhile still goes out.
-                        let answered = handler.dispatch_waiting(waiting, id);
+                        let answered = handler.dispatch_waiting(waiting, id).instrument(span.clone());
                         tokio::pin!(answered);
                         loop {
                             tokio::select! {
@@ -443,7 +445,7 @@ where
                                 },
                                 Some(text) = queue.recv() => {
                                     if let Err(e) = write(ws, queue, Message::Text(text)).await {
-                                        tracing::debug!(error = %e, "write failed");
+                                        span.in_scope(|| tracing::debug!(error = %e, "write failed"));
                                         return Ending::Gone;
                                     }
                                 }
@@ -465,7 +467,7 @@ where
                         pinged = ws.send(Message::Ping(Bytes::new())) => pinged,
                     };
                     if let Err(e) = pinged {
-                        tracing::debug!(error = %e, "ping failed");
+                        span.in_scope(|| tracing::debug!(error = %e, "ping failed"));
                         return Ending::Gone;
                     }
                     next_ping = now + config.ping_interval;

@@ -357,12 +357,19 @@ impl Encoded {
 fn with_id(message: &str, id: &RequestId) -> String {
     // A frame is its message's fields with `id` beside them (`#[serde(flatten)]`), so
     // the object gains one field in front.
-    match message.strip_prefix('{') {
-        Some("}") => format!("{{\"id\":{}}}", encode(id)),
-        Some(rest) => format!("{{\"id\":{},{rest}", encode(id)),
+    let Some(rest) = message.strip_prefix('{') else {
         // Every message encodes to an object (its `type` tag is a field of it).
-        None => message.to_owned(),
+        return message.to_owned();
+    };
+    let id = encode(id);
+    let mut text = String::with_capacity(message.len() + id.len() + 7);
+    text.push_str("{\"id\":");
+    text.push_str(&id);
+    if rest != "}" {
+        text.push(',');
     }
+    text.push_str(rest);
+    text
 }
 
 impl Audience {
