@@ -371,6 +371,7 @@ impl App {
             .iter()
             .find(|s| s.occupant == Occupant::Empty)
             .map(|s| s.mark);
+        let may_set_seats = board::may_set_seats(room, self.session.me);
         // Resigning takes two presses of f in a row, so a stray key does not end a game.
         let confirmed = std::mem::take(&mut self.resign_armed) && key.code == KeyCode::Char('f');
         let message = match key.code {
@@ -411,6 +412,10 @@ impl App {
                 room: room_id,
                 seat: Some(SeatChoice::Any),
             }),
+            KeyCode::Char('a') if !may_set_seats => {
+                self.flash("only the room's players may change seats");
+                None
+            }
             KeyCode::Char('a') => match empty_seat {
                 Some(seat) => Some(ClientMessage::SetSeat {
                     room: room_id,

@@ -26,7 +26,7 @@ fn documented(request: &Request) -> &'static [ErrorCode] {
     match request {
         Request::Join { .. } => &[SeatTaken, AlreadySeated, RoomFull],
         Request::Leave => &[NotInRoom],
-        Request::SetSeat { .. } => &[NotInRoom, SeatTaken],
+        Request::SetSeat { .. } => &[NotInRoom, NotAPlayer, SeatTaken],
         Request::Play { .. } => &[
             NotInRoom,
             NotAPlayer,

@@ -403,6 +403,24 @@ fn an_empty_seat_can_be_given_to_an_ai() {
 }
 
 #[test]
+fn a_spectator_is_not_offered_the_seats() {
+    // Someone else plays X: we only watch, so the empty seat is not ours to give an AI.
+    let mut snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    snap.seats[1].occupant = Occupant::Empty;
+    snap.seats[0].occupant = Occupant::Human {
+        name: "ann".into(),
+        session: session(77),
+        connected: true,
+    };
+    let mut app = in_game(snap);
+    assert!(sent(&app.update(key('a'))).is_empty());
+    assert_eq!(
+        app.message.as_deref(),
+        Some("only the room's players may change seats")
+    );
+}
+
+#[test]
 fn the_create_form_builds_create_room() {
     let mut app = welcomed();
     app.update(key('n'));

@@ -599,7 +599,16 @@ impl Table {
         self.seats[seat_index(mark)] = seat;
     }
 
+    /// Whether a person holds a seat here (connected or held for a dropped player).
+    fn anyone_seated(&self) -> bool {
+        self.seats.iter().any(|s| matches!(s, Seat::Human { .. }))
+    }
+
     /// `own_seat` is the requester's seat, which [`Table::request`] has looked up.
+    ///
+    /// Seats belong to the players: once a person holds a seat, a spectator could
+    /// otherwise remove the AI their opponent plays and sit down mid-game. While nobody
+    /// does (a fresh room, AI against AI), anyone in the room may set the seats up.
     fn change_seat(
         &mut self,
         session: SessionId,
@@ -607,6 +616,12 @@ impl Table {
         mark: Mark,
         ai: Option<Level>,
     ) -> Result<Outcome, Refusal> {
+        if own_seat.is_none() && self.anyone_seated() {
+            return Err(Refusal::new(
+                ErrorCode::NotAPlayer,
+                "only the room's players may change seats",
+            ));
+        }
         match &self.seats[seat_index(mark)] {
             Seat::Human { session: s, .. } if *s != session => {
                 return Err(Refusal::new(
