@@ -636,6 +636,20 @@ impl App {
             self.message = None;
             self.cursor = (snapshot.rules.width / 2, snapshot.rules.height / 2);
         }
+        if !snapshot.chat.is_empty() {
+            // Entering the room (resuming, a sync) brings what was said up to the
+            // snapshot: it replaces what we showed rather than repeat it (the room keeps
+            // its last 50 lines, so a longer scrollback is cut back to those).
+            let skip = snapshot.chat.len().saturating_sub(CHAT_KEEP);
+            self.chat = snapshot.chat[skip..]
+                .iter()
+                .map(|line| ChatLine {
+                    from: line.from.clone(),
+                    seat: line.seat,
+                    text: line.text.clone(),
+                })
+                .collect();
+        }
         // Hints are about one position: once it changes they would mislead.
         self.hints = self.hints.take().filter(|h| h.fits(&snapshot));
         let w = snapshot.rules.width.max(1);

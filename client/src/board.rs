@@ -393,6 +393,7 @@ pub(crate) mod tests {
             last_move: None,
             spectators: Vec::new(),
             last_game: None,
+            chat: Vec::new(),
         }
     }
 

@@ -64,6 +64,7 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         last_move: moves.last().map(|s| (*s).to_owned()),
         spectators: Vec::new(),
         last_game: None,
+        chat: Vec::new(),
     }
 }
 

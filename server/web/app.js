@@ -321,6 +321,15 @@ function onSnapshot(snap, asked) {
   if (known && snap.seq < known.snap.seq) return;
   const entry = known || { chat: [] };
   const before = known ? known.snap : null;
+  // Entering a room (join, watch, resume, sync) brings its recent chat in the snapshot:
+  // lines already shown (a resume without a reload) are kept once, in the room's order.
+  if (snap.chat) {
+    const shown = new Set(entry.chat.map((line) => line.seq));
+    for (const line of snap.chat) if (!shown.has(line.seq)) entry.chat.push({ room: snap.id, ...line });
+    entry.chat.sort((a, b) => a.seq - b.seq);
+    entry.chat.splice(0, Math.max(0, entry.chat.length - CHAT_LINES));
+    delete snap.chat;
+  }
   entry.snap = snap;
   entry.syncing = false;
   state.rooms.set(snap.id, entry);

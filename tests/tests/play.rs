@@ -479,9 +479,12 @@ async fn protocol_1_and_2_clients_see_the_same_snapshots() {
         .await;
     // The game's end was followed by one more snapshot, naming the kept game.
     assert!(synced.last_game.is_some(), "{synced:?}");
+    // It also brings the room's recent chat, which snapshots sent to everybody lack.
+    assert_eq!(synced.chat.len(), 1, "{synced:?}");
     let kept = RoomSnapshot {
         seq: a.seq + 1,
         last_game: synced.last_game,
+        chat: synced.chat.clone(),
         ..a.clone()
     };
     assert_eq!(synced, kept);

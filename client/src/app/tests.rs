@@ -421,6 +421,26 @@ fn a_spectator_is_not_offered_the_seats() {
 }
 
 #[test]
+fn entering_a_room_shows_its_recent_chat() {
+    let mut snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    snap.chat = vec![inarow_protocol::ChatEntry {
+        seq: 2,
+        from: "bob".into(),
+        seat: None,
+        text: "hello".into(),
+    }];
+    let app = in_game(snap);
+    assert_eq!(
+        app.chat,
+        vec![ChatLine {
+            from: "bob".into(),
+            seat: None,
+            text: "hello".into(),
+        }]
+    );
+}
+
+#[test]
 fn the_create_form_builds_create_room() {
     let mut app = welcomed();
     app.update(key('n'));
