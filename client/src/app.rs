@@ -617,6 +617,12 @@ impl App {
             }
             // Asked for only by the `history`, `replay` and `export` commands, not here.
             ServerMessage::History { .. } | ServerMessage::Game { .. } => Vec::new(),
+            // Answers a `rename`, which only the web client sends today.
+            ServerMessage::Renamed { name } => {
+                self.flash(format!("you are now {name}"));
+                self.name = name;
+                Vec::new()
+            }
         }
     }
 

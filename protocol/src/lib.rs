@@ -361,6 +361,12 @@ pub enum ClientMessage {
         /// The room.
         room: RoomId,
     },
+    /// Change this session's display name (checked as `hello`'s); answered with
+    /// `renamed`, and the rooms the session is in send everyone a fresh snapshot.
+    Rename {
+        /// The new name.
+        name: String,
+    },
 }
 
 /// The number of games `history` lists when its `limit` is omitted.
@@ -477,6 +483,12 @@ pub enum ServerMessage {
     Game {
         /// The game.
         game: Box<GameRecord>,
+    },
+    /// Answer to `rename`: the session's display name from now on, as the server keeps
+    /// it (trimmed).
+    Renamed {
+        /// The new name.
+        name: String,
     },
 }
 

@@ -84,6 +84,8 @@ pub(crate) enum Request {
     Sync,
     /// Send me the value of every legal move when it is ready.
     Analyze,
+    /// Show me under the name my request carries (the session was renamed).
+    Rename,
 }
 
 /// How a request turned out: what the room must tell whom.
@@ -360,6 +362,7 @@ impl Table {
             Request::Rematch => self.rematch(own_seat),
             Request::Sync => Ok(Outcome::Unchanged),
             Request::Analyze => self.analyze(session, id),
+            Request::Rename => Ok(self.rename(&who)),
             Request::Chat { text } => {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
@@ -479,6 +482,18 @@ impl Table {
                 );
                 true
             }
+        }
+    }
+
+    /// A member's new name (from `who`, which the request carries): everybody sees it if
+    /// it differs, the member gets the snapshot either way.
+    fn rename(&mut self, who: &Arrival) -> Outcome {
+        match self.members.get_mut(&who.session) {
+            Some(m) if m.name != who.name => {
+                m.name = who.name.clone();
+                Outcome::Changed
+            }
+            _ => Outcome::Unchanged,
         }
     }
 

@@ -217,6 +217,39 @@ fn only_players_change_seats_once_a_person_sits() {
 }
 
 #[test]
+fn a_rename_shows_in_the_seat_and_among_the_spectators() {
+    let (mut t, ann, _bob) = game();
+    let cy = person("cy", 3);
+    t.request(cy.clone(), None, Request::Join { seat: None })
+        .expect("cy watches");
+    let renamed = |who: &Arrival, name: &str| Arrival {
+        name: name.into(),
+        ..who.clone()
+    };
+    assert_eq!(
+        t.request(renamed(&ann, "ann b"), None, Request::Rename),
+        Ok(Outcome::Changed)
+    );
+    assert_eq!(
+        t.request(renamed(&cy, "cyrus"), None, Request::Rename),
+        Ok(Outcome::Changed)
+    );
+    // The same name again changes nothing.
+    assert_eq!(
+        t.request(renamed(&cy, "cyrus"), None, Request::Rename),
+        Ok(Outcome::Unchanged)
+    );
+    let s = t.snapshot();
+    assert!(matches!(&s.seats[0].occupant, Occupant::Human { name, .. } if name == "ann b"));
+    assert_eq!(s.spectators, vec!["cyrus"]);
+    let dan = person("dan", 4);
+    assert_eq!(
+        code(t.request(dan, None, Request::Rename)),
+        Some(ErrorCode::NotInRoom)
+    );
+}
+
+#[test]
 fn a_dropped_player_keeps_the_seat_until_it_expires() {
     let (mut t, ann, bob) = game();
     // A detach from a connection the session no longer uses is ignored.
