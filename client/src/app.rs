@@ -239,6 +239,13 @@ impl App {
             }
             Input::Chat(text) => self.line_key(key, text, Input::Chat, |app, text| {
                 let text = text.trim().to_owned();
+                // `/name NEW` renames the session rather than say it.
+                if let Some(name) = text.strip_prefix("/name ") {
+                    let rename = ClientMessage::Rename {
+                        name: name.to_owned(),
+                    };
+                    return app.request(rename, Pending::Other);
+                }
                 match app.room_id() {
                     Some(room) if !text.is_empty() => {
                         let frame = app.session.notify(ClientMessage::Chat { room, text });
@@ -617,7 +624,7 @@ impl App {
             }
             // Asked for only by the `history`, `replay` and `export` commands, not here.
             ServerMessage::History { .. } | ServerMessage::Game { .. } => Vec::new(),
-            // Answers a `rename`, which only the web client sends today.
+            // Answers a `/name` typed in the chat line.
             ServerMessage::Renamed { name } => {
                 self.flash(format!("you are now {name}"));
                 self.name = name;

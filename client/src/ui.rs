@@ -152,7 +152,7 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     .render(layout.status, buf);
     Paragraph::new(message_line(app)).render(layout.message, buf);
     let help = match app.input {
-        Input::Chat(_) => "type a message · Enter send · Esc cancel",
+        Input::Chat(_) => "type a message (/name NEW renames you) · Enter send · Esc cancel",
         _ => "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave",
     };
     Paragraph::new(help_line(help)).render(layout.help, buf);

@@ -576,7 +576,10 @@ fn chat_and_the_create_form_render() {
         got[11]
     );
     assert!(got[12].starts_with("          │> hi_"), "{}", got[12]);
-    assert_eq!(got[23], "type a message · Enter send · Esc cancel");
+    assert_eq!(
+        got[23],
+        "type a message (/name NEW renames you) · Enter send · Esc cancel"
+    );
 
     let mut app = app_with(None);
     app.update(Event::Key(ratatui::crossterm::event::KeyEvent::from(

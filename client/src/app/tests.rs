@@ -441,6 +441,27 @@ fn entering_a_room_shows_its_recent_chat() {
 }
 
 #[test]
+fn slash_name_in_the_chat_line_renames() {
+    let snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    let mut app = in_game(snap);
+    app.update(key('c'));
+    for c in "/name Al B".chars() {
+        app.update(key(c));
+    }
+    assert_eq!(
+        sent(&app.update(code(KeyCode::Enter))),
+        vec![ClientMessage::Rename {
+            name: "Al B".into()
+        }]
+    );
+    app.update(frame(ServerMessage::Renamed {
+        name: "Al B".into(),
+    }));
+    assert_eq!(app.name, "Al B");
+    assert_eq!(app.message.as_deref(), Some("you are now Al B"));
+}
+
+#[test]
 fn the_create_form_builds_create_room() {
     let mut app = welcomed();
     app.update(key('n'));
