@@ -242,6 +242,13 @@ impl App {
             }
             Input::Chat(text) => self.line_key(key, text, Input::Chat, |app, text| {
                 let text = text.trim().to_owned();
+                // `/name NEW` renames the session rather than say it.
+                if let Some(name) = text.strip_prefix("/name ") {
+                    let rename = ClientMessage::Rename {
+                        name: name.to_owned(),
+                    };
+                    return app.request(rename, Pending::Other);
+                }
                 match app.room_id() {
                     Some(room) if !text.is_empty() => {
                         let frame = app.session.notify(ClientMessage::Chat { room, text });
@@ -374,6 +381,7 @@ impl App {
             .iter()
             .find(|s| s.occupant == Occupant::Empty)
             .map(|s| s.mark);
+        let may_set_seats = board::may_set_seats(room, self.session.me);
         // Resigning takes two presses of f in a row, so a stray key does not end a game.
         let confirmed = std::mem::take(&mut self.resign_armed) && key.code == KeyCode::Char('f');
         // Leaving a game one plays empties one's seat mid-game: it takes two presses too.
@@ -427,6 +435,10 @@ impl App {
                 room: room_id,
                 seat: Some(SeatChoice::Any),
             }),
+            KeyCode::Char('a') if !may_set_seats => {
+                self.flash("only the room's players may change seats");
+                None
+            }
             KeyCode::Char('a') => match empty_seat {
                 Some(seat) => Some(ClientMessage::SetSeat {
                     room: room_id,
@@ -637,6 +649,12 @@ impl App {
             }
             // Asked for only by the `history`, `replay` and `export` commands, not here.
             ServerMessage::History { .. } | ServerMessage::Game { .. } => Vec::new(),
+            // Answers a `/name` typed in the chat line.
+            ServerMessage::Renamed { name } => {
+                self.flash(format!("you are now {name}"));
+                self.name = name;
+                Vec::new()
+            }
         }
     }
 
@@ -655,6 +673,20 @@ impl App {
             self.drop = None;
             self.message = None;
             self.cursor = (snapshot.rules.width / 2, snapshot.rules.height / 2);
+        }
+        if !snapshot.chat.is_empty() {
+            // Entering the room (resuming, a sync) brings what was said up to the
+            // snapshot: it replaces what we showed rather than repeat it (the room keeps
+            // its last 50 lines, so a longer scrollback is cut back to those).
+            let skip = snapshot.chat.len().saturating_sub(CHAT_KEEP);
+            self.chat = snapshot.chat[skip..]
+                .iter()
+                .map(|line| ChatLine {
+                    from: line.from.clone(),
+                    seat: line.seat,
+                    text: line.text.clone(),
+                })
+                .collect();
         }
         // Hints are about one position: once it changes they would mislead.
         self.hints = self.hints.take().filter(|h| h.fits(&snapshot));

@@ -124,6 +124,17 @@ pub fn my_seat(snapshot: &RoomSnapshot, me: Option<SessionId>) -> Option<Mark> {
     })
 }
 
+/// Whether the session `me` may change this room's seats (`set_seat`): seats belong to the
+/// players once a person sits, and while nobody does anyone in the room may set them up
+/// (docs/protocol.md, `set_seat`). Asked before sending, so a spectator is told at once.
+pub fn may_set_seats(snapshot: &RoomSnapshot, me: Option<SessionId>) -> bool {
+    my_seat(snapshot, me).is_some()
+        || !snapshot
+            .seats
+            .iter()
+            .any(|s| matches!(s.occupant, Occupant::Human { .. }))
+}
+
 /// The occupant of a seat.
 pub fn occupant(snapshot: &RoomSnapshot, mark: Mark) -> Option<&Occupant> {
     snapshot
@@ -382,6 +393,7 @@ pub(crate) mod tests {
             last_move: None,
             spectators: Vec::new(),
             last_game: None,
+            chat: Vec::new(),
         }
     }
 

@@ -173,7 +173,7 @@ enum Ended {
 /// drops its outbound sender or a fatal answer arrives.
 async fn run(
     server: Server,
-    name: String,
+    mut name: String,
     mut outbound: mpsc::Receiver<ClientFrame>,
     events: mpsc::Sender<NetEvent>,
 ) {
@@ -194,7 +194,16 @@ async fn run(
             Err(_) => "connection attempt timed out".to_owned(),
             Ok(Err(e)) => format!("cannot connect to {url}: {e}"),
             Ok(Ok((ws, _response))) => {
-                match serve(ws, &name, &mut token, &mut retry, &mut outbound, &events).await {
+                match serve(
+                    ws,
+                    &mut name,
+                    &mut token,
+                    &mut retry,
+                    &mut outbound,
+                    &events,
+                )
+                .await
+                {
                     Ended::Dropped(reason) => reason,
                     Ended::Stop => return,
                 }
@@ -221,7 +230,7 @@ type Socket =
 /// Serves one established connection until it drops or must stop.
 async fn serve(
     mut ws: Socket,
-    name: &str,
+    name: &mut String,
     token: &mut Option<String>,
     retry: &mut Duration,
     outbound: &mut mpsc::Receiver<ClientFrame>,
@@ -230,7 +239,7 @@ async fn serve(
     let hello = ClientFrame {
         message: ClientMessage::Hello {
             protocol: PROTOCOL_VERSION,
-            name: name.to_owned(),
+            name: name.clone(),
             token: token.clone(),
         },
         id: Some(RequestId::Text(HELLO_ID.to_owned())),
@@ -268,6 +277,10 @@ async fn serve(
                     *token = Some(t.clone());
                     *retry = FIRST_RETRY;
                     welcomed = true;
+                }
+                // A reconnection's `hello` says the name the server last took.
+                if let ServerMessage::Renamed { name: new } = &frame.message {
+                    new.clone_into(name);
                 }
                 if events.send(NetEvent::Frame(frame)).await.is_err() {
                     let _ = ws.close(None).await;

@@ -391,6 +391,7 @@ impl Plain {
             }
             // Asked for only by the `history`, `replay` and `export` commands, not here.
             ServerMessage::History { .. } | ServerMessage::Game { .. } => Step::default(),
+            ServerMessage::Renamed { name } => Step::line(format!("you are now {name}")),
         }
     }
 }

@@ -133,6 +133,7 @@ impl Replay {
             last_move: None,
             spectators: Vec::new(),
             last_game: Some(summary.game),
+            chat: Vec::new(),
             hints: false,
         };
         let mut position = Position::new(rules);

@@ -343,7 +343,11 @@ impl Session {
                 send: self.watch(room).into_iter().collect(),
             },
             (ServerMessage::Room { room }, answers) => {
-                self.rooms.insert(room.id.clone(), (*room).clone());
+                // The chat that came with it is for the faces to show once; the kept
+                // snapshot, to which moves are applied, does not repeat it.
+                let mut kept = (*room).clone();
+                kept.chat.clear();
+                self.rooms.insert(room.id.clone(), kept);
                 Update::Message {
                     message: ServerMessage::Room { room },
                     answers,

@@ -64,6 +64,7 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         last_move: moves.last().map(|s| (*s).to_owned()),
         spectators: Vec::new(),
         last_game: None,
+        chat: Vec::new(),
     }
 }
 
@@ -615,7 +616,10 @@ fn chat_and_the_create_form_render() {
         got[11]
     );
     assert!(got[12].starts_with("          │> hi_"), "{}", got[12]);
-    assert_eq!(got[23], "type a message · Enter send · Esc cancel");
+    assert_eq!(
+        got[23],
+        "type a message (/name NEW renames you) · Enter send · Esc cancel"
+    );
 
     let mut app = app_with(None);
     app.update(Event::Key(ratatui::crossterm::event::KeyEvent::from(

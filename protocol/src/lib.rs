@@ -361,6 +361,12 @@ pub enum ClientMessage {
         /// The room.
         room: RoomId,
     },
+    /// Change this session's display name (checked as `hello`'s); answered with
+    /// `renamed`, and the rooms the session is in send everyone a fresh snapshot.
+    Rename {
+        /// The new name.
+        name: String,
+    },
 }
 
 /// The number of games `history` lists when its `limit` is omitted.
@@ -477,6 +483,12 @@ pub enum ServerMessage {
     Game {
         /// The game.
         game: Box<GameRecord>,
+    },
+    /// Answer to `rename`: the session's display name from now on, as the server keeps
+    /// it (trimmed).
+    Renamed {
+        /// The new name.
+        name: String,
     },
 }
 
@@ -714,6 +726,25 @@ pub struct RoomSnapshot {
     /// absent until a game of the room has ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_game: Option<GameId>,
+    /// The room's recent chat, oldest first: only in the snapshot that answers the
+    /// requester's `join` or `sync`, or follows its resume, so that whoever enters sees
+    /// what was said; empty (absent) in every snapshot sent to everybody.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chat: Vec<ChatEntry>,
+}
+
+/// A chat line as a snapshot carries it: a `chat` message without its room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatEntry {
+    /// The room's event sequence number of the line.
+    pub seq: u64,
+    /// The speaker's display name.
+    pub from: String,
+    /// The speaker's seat, if a player.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<Mark>,
+    /// What was said.
+    pub text: String,
 }
 
 /// One seat of a room.

@@ -131,10 +131,11 @@ fn every_message_type_is_documented() {
         "history",
         "game",
         "analyze",
+        "rename",
     ];
     let server = [
         "welcome", "rooms", "room", "moved", "analysis", "chat", "left", "error", "bye", "history",
-        "game",
+        "game", "renamed",
     ];
     for t in client {
         assert!(documented.contains(&(true, t.to_owned())), "client {t}");
@@ -158,7 +159,8 @@ fn every_message_type_is_documented() {
         | ClientMessage::Sync { .. }
         | ClientMessage::History { .. }
         | ClientMessage::Game { .. }
-        | ClientMessage::Analyze { .. } => client.len(),
+        | ClientMessage::Analyze { .. }
+        | ClientMessage::Rename { .. } => client.len(),
     };
     let _server_variant = |m: &ServerMessage| match m {
         ServerMessage::Welcome { .. }
@@ -171,7 +173,8 @@ fn every_message_type_is_documented() {
         | ServerMessage::Error { .. }
         | ServerMessage::Bye { .. }
         | ServerMessage::History { .. }
-        | ServerMessage::Game { .. } => server.len(),
+        | ServerMessage::Game { .. }
+        | ServerMessage::Renamed { .. } => server.len(),
     };
 }
 

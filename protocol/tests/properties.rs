@@ -365,6 +365,7 @@ fn snapshot() -> impl Strategy<Value = RoomSnapshot> {
                 last_move,
                 spectators,
                 last_game: last_game.map(GameId),
+                chat: Vec::new(),
             },
         )
 }

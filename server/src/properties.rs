@@ -26,7 +26,7 @@ fn documented(request: &Request) -> &'static [ErrorCode] {
     match request {
         Request::Join { .. } => &[SeatTaken, AlreadySeated, RoomFull],
         Request::Leave => &[NotInRoom],
-        Request::SetSeat { .. } => &[NotInRoom, SeatTaken],
+        Request::SetSeat { .. } => &[NotInRoom, NotAPlayer, SeatTaken],
         Request::Play { .. } => &[
             NotInRoom,
             NotAPlayer,
@@ -40,6 +40,7 @@ fn documented(request: &Request) -> &'static [ErrorCode] {
         Request::Chat { .. } => &[NotInRoom, InvalidChat],
         Request::Sync => &[NotInRoom],
         Request::Analyze => &[NotInRoom, HintsOff, RateLimited],
+        Request::Rename => &[NotInRoom],
     }
 }
 
@@ -166,7 +167,7 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             }
         };
         match Route::of(frame.message) {
-            Route::Waiting(Waiting::Hello { name, .. }) => {
+            Route::Waiting(Waiting::Hello { name, .. }) | Route::Rename(name) => {
                 let _ = text::display_name(&name, 24);
             }
             Route::ListRooms => {

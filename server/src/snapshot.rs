@@ -203,6 +203,7 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         last_move: facts.position.last_cell().map(Cell::notation),
         spectators: facts.spectators,
         last_game: facts.last_game,
+        chat: Vec::new(),
     }
 }
 

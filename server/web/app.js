@@ -246,6 +246,9 @@ function onMessage(msg) {
     case "game":
       onGame(msg.game);
       break;
+    case "renamed":
+      onRenamed(msg);
+      break;
     case "left":
       state.rooms.delete(msg.room);
       rememberRooms();
@@ -261,7 +264,8 @@ function onMessage(msg) {
 function onWelcome(msg) {
   state.me = msg.session;
   document.body.dataset.protocol = String(msg.protocol);
-  $("who").replaceChildren(h("span", { class: "wide" }, "playing as "), localStorage.getItem(NAME_KEY));
+  showName();
+  $("rename").hidden = false;
   if (!msg.resumed) {
     // A new session is in no room: forget what the old one showed.
     state.rooms.clear();
@@ -274,6 +278,30 @@ function onWelcome(msg) {
   if (r.view === "lobby") request({ type: "list_rooms" });
   enterRoute();
   draw();
+}
+
+/** The header's "playing as NAME". */
+function showName() {
+  $("who").replaceChildren(h("span", { class: "wide" }, "playing as "), localStorage.getItem(NAME_KEY));
+}
+
+/** The header's rename form, open or closed. */
+function renaming(open) {
+  $("rename-form").hidden = !open;
+  $("rename").hidden = open;
+  $("who").hidden = open;
+  if (open) {
+    $("rename-input").value = localStorage.getItem(NAME_KEY) || "";
+    $("rename-input").focus();
+  }
+}
+
+/** The server took our new name: reconnections say it in `hello`; the rooms' snapshots show it. */
+function onRenamed(msg) {
+  localStorage.setItem(NAME_KEY, msg.name);
+  renaming(false);
+  showName();
+  notice(`You are now ${msg.name}.`, "info");
 }
 
 /** The name a mark's seat shows: "you", a person's name or "AI". */
@@ -321,6 +349,15 @@ function onSnapshot(snap, asked) {
   if (known && snap.seq < known.snap.seq) return;
   const entry = known || { chat: [] };
   const before = known ? known.snap : null;
+  // Entering a room (join, watch, resume, sync) brings its recent chat in the snapshot:
+  // lines already shown (a resume without a reload) are kept once, in the room's order.
+  if (snap.chat) {
+    const shown = new Set(entry.chat.map((line) => line.seq));
+    for (const line of snap.chat) if (!shown.has(line.seq)) entry.chat.push({ room: snap.id, ...line });
+    entry.chat.sort((a, b) => a.seq - b.seq);
+    entry.chat.splice(0, Math.max(0, entry.chat.length - CHAT_LINES));
+    delete snap.chat;
+  }
   entry.snap = snap;
   entry.syncing = false;
   state.rooms.set(snap.id, entry);
@@ -1083,6 +1120,17 @@ function init() {
     localStorage.setItem(NAME_KEY, name);
     draw();
     start(name);
+  });
+  $("rename").addEventListener("click", () => renaming(true));
+  $("rename-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("rename-input").value.trim();
+    if (!name) return;
+    if (name === localStorage.getItem(NAME_KEY)) return renaming(false);
+    request({ type: "rename", name });
+  });
+  $("rename-form").addEventListener("keydown", (event) => {
+    if (event.key === "Escape") renaming(false);
   });
   $("create-rules").addEventListener("change", () => {
     $("custom-rules").hidden = $("create-rules").value !== "custom";

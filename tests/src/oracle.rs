@@ -175,6 +175,7 @@ mod tests {
             last_move: moves.last().map(|m| (*m).to_owned()),
             spectators: Vec::new(),
             last_game: None,
+            chat: Vec::new(),
         }
     }
 

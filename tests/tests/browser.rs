@@ -259,6 +259,13 @@ async fn a_browser_reload_resumes_the_session_and_its_seat() {
             &format!("{VIEW}.ply === '2' && {VIEW}.turn === 'X'"),
         )
         .await;
+    // Issue 37: a line said before the reload is still there after it, once.
+    browser.type_into("#chat-input", "still here?").await;
+    browser.click("#chat-form button[type='submit']").await;
+    let said = "[...document.querySelectorAll('#chat-log li')].filter((li) => li.textContent.includes('still here?')).length";
+    browser
+        .wait_for("the chat line", &format!("{said} === 1"))
+        .await;
     browser.reload().await;
     // The token in sessionStorage resumes the session: same room, same seat, same game.
     browser
@@ -270,11 +277,29 @@ async fn a_browser_reload_resumes_the_session_and_its_seat() {
             ),
         )
         .await;
+    browser
+        .wait_for("the chat line after the reload", &format!("{said} === 1"))
+        .await;
     browser.click(".cell.playable").await;
     browser
         .wait_for(
             "the game to go on after the reload",
             &format!("{VIEW}.ply === '4' || ['won', 'drawn'].includes({VIEW}.state)"),
+        )
+        .await;
+    // Issue 37: rename from the header; the header and the next hello say the new name.
+    browser.click("#rename").await;
+    browser
+        .eval("document.getElementById('rename-input').value = ''; return true;")
+        .await;
+    browser.type_into("#rename-input", "Dee Two").await;
+    browser.click("#rename-form button[type='submit']").await;
+    browser
+        .wait_for(
+            "the new name in the header",
+            "document.getElementById('who').textContent.includes('Dee Two') \
+             && localStorage.getItem('inarow.name') === 'Dee Two' \
+             && !document.getElementById('who').hidden",
         )
         .await;
     browser.quit().await;

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use inarow_e2e::{Client, Config, TestServer, fast_config, fast_config_with_data, plan, tictactoe};
 use inarow_protocol::{
-    ByeReason, ClientMessage, ErrorCode, GameId, GameStatus, Level, Mark, PROTOCOL_VERSION,
-    RequestId, RoomId, Rules, RulesSpec, SeatChoice, SeatRequest, ServerMessage,
+    ByeReason, ClientMessage, ErrorCode, GameId, GameStatus, Level, Mark, Occupant,
+    PROTOCOL_VERSION, RequestId, RoomId, Rules, RulesSpec, SeatChoice, SeatRequest, ServerMessage,
 };
 
 type Scenario = fn() -> Pin<Box<dyn Future<Output = Vec<ErrorCode>> + Send>>;
@@ -369,7 +369,7 @@ async fn store_errors() -> Vec<ErrorCode> {
     seen
 }
 
-/// room_full, seat_taken, already_seated.
+/// room_full, seat_taken, already_seated, and not_a_player for a spectator's set_seat.
 async fn seat_errors() -> Vec<ErrorCode> {
     let server = TestServer::start(fast_config()).await;
     let mut ann = server.lobby("Ann").await;
@@ -407,15 +407,21 @@ async fn seat_errors() -> Vec<ErrorCode> {
             .await
             .code,
     );
-    // Watching is still possible, and from there a seat held by a human cannot be replaced
-    // by an AI.
-    cy.join(&room, None).await;
+    // A seat held by the other player cannot be replaced by an AI.
     let set = ClientMessage::SetSeat {
         room: room.clone(),
         seat: Mark::O,
         ai: Some(Level::Easy),
     };
-    seen.push(cy.expect_refused(set, ErrorCode::SeatTaken).await.code);
+    seen.push(
+        ann.expect_refused(set.clone(), ErrorCode::SeatTaken)
+            .await
+            .code,
+    );
+    // Watching is still possible, but seats belong to the players: a spectator is told so
+    // before anything about the seat itself.
+    cy.join(&room, None).await;
+    seen.push(cy.expect_refused(set, ErrorCode::NotAPlayer).await.code);
     // A seat held by an AI is taken too.
     let ai_room = ann
         .create_room(
@@ -845,6 +851,54 @@ async fn hints_off() -> Vec<ErrorCode> {
         .await;
     still_usable(&mut ann).await;
     vec![refused.code]
+}
+
+/// Issue 37: a spectator of a game against the AI may neither remove the AI nor put one
+/// in; the player still may. In a room where nobody sits, anyone in it sets the seats up
+/// (tests/tests/ai.rs has a watcher start an AI-against-AI game).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_players_change_seats() {
+    let server = TestServer::start(fast_config()).await;
+    let mut ann = server.lobby("Ann").await;
+    let mut cy = server.lobby("Cy").await;
+    let room = ann
+        .create_room(
+            tictactoe(),
+            plan(SeatRequest::Me, SeatRequest::Ai { level: Level::Easy }),
+            false,
+        )
+        .await
+        .id;
+    cy.join(&room, None).await;
+    let free_o = ClientMessage::SetSeat {
+        room: room.clone(),
+        seat: Mark::O,
+        ai: None,
+    };
+    let refused = cy.expect_refused(free_o, ErrorCode::NotAPlayer).await;
+    assert_eq!(refused.message, "only the room's players may change seats");
+    still_usable(&mut cy).await;
+    // Nothing changed: the AI still plays O, and Ann still may replace it.
+    let stronger = ann.set_seat(&room, Mark::O, Some(Level::Perfect)).await;
+    assert!(
+        matches!(
+            stronger.seats[1].occupant,
+            Occupant::Ai {
+                level: Level::Perfect,
+                ..
+            }
+        ),
+        "{stronger:?}"
+    );
+    let freed = ann.set_seat(&room, Mark::O, None).await;
+    assert_eq!(freed.seats[1].occupant, Occupant::Empty);
+    // The empty seat is not the spectator's to fill with an AI either.
+    let easy_o = ClientMessage::SetSeat {
+        room: room.clone(),
+        seat: Mark::O,
+        ai: Some(Level::Easy),
+    };
+    cy.expect_refused(easy_o, ErrorCode::NotAPlayer).await;
 }
 
 macro_rules! scenario_tests {

@@ -272,7 +272,8 @@ fn message_rows() -> Vec<Row> {
         row("a rematch while the game is on", PlayingX, r#"{"type":"rematch","id":"m","room":"{room}"}"#, GameInProgress, Echo::Text("m"), ""),
         row("a seat taken by the other player", Watching, r#"{"type":"join","id":"j","room":"{room}","seat":"X"}"#, SeatTaken, Echo::Text("j"), ""),
         row("any seat when both are taken", Watching, r#"{"type":"join","id":"j","room":"{room}","seat":"any"}"#, RoomFull, Echo::Text("j"), ""),
-        row("an AI over another's seat", Watching, r#"{"type":"set_seat","id":"j","room":"{room}","seat":"X","ai":"easy"}"#, SeatTaken, Echo::Text("j"), ""),
+        row("an AI over another's seat", PlayingX, r#"{"type":"set_seat","id":"j","room":"{room}","seat":"O","ai":"easy"}"#, SeatTaken, Echo::Text("j"), ""),
+        row("a spectator's seat change", Watching, r#"{"type":"set_seat","id":"j","room":"{room}","seat":"O","ai":null}"#, NotAPlayer, Echo::Text("j"), "only the room's players"),
         row("the other seat of a room one plays", PlayingX, r#"{"type":"join","id":"j","room":"{room}","seat":"O"}"#, SeatTaken, Echo::Text("j"), ""),
     ]
 }

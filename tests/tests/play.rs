@@ -479,9 +479,12 @@ async fn protocol_1_and_2_clients_see_the_same_snapshots() {
         .await;
     // The game's end was followed by one more snapshot, naming the kept game.
     assert!(synced.last_game.is_some(), "{synced:?}");
+    // It also brings the room's recent chat, which snapshots sent to everybody lack.
+    assert_eq!(synced.chat.len(), 1, "{synced:?}");
     let kept = RoomSnapshot {
         seq: a.seq + 1,
         last_game: synced.last_game,
+        chat: synced.chat.clone(),
         ..a.clone()
     };
     assert_eq!(synced, kept);
@@ -506,4 +509,59 @@ async fn protocol_1_and_2_clients_see_the_same_snapshots() {
     old.reach_room(&ai_room, |s| s.ply == end.ply && s.status.is_over())
         .await;
     assert_same_story(&ai_room, &[&ann, &old]);
+}
+
+/// Issue 37: a rename is answered `renamed` and shows at once in the rooms the session is
+/// in, in its seat and among the spectators; a bad name changes nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_shows_in_the_rooms() {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
+    let mut cy = server.lobby("Cy").await;
+    cy.join(&room, None).await;
+    bob.wait_room(|s| s.id == room && s.spectators == ["Cy"])
+        .await;
+
+    let rename = |name: &str| ClientMessage::Rename {
+        name: name.to_owned(),
+    };
+    match ann.call(rename("  Ann B.  ")).await {
+        ServerMessage::Renamed { name } => assert_eq!(name, "Ann B."),
+        other => panic!("expected renamed, got {other:?}"),
+    }
+    let seen = bob
+        .wait_room(|s| {
+            s.id == room
+                && matches!(&s.seats[0].occupant, Occupant::Human { name, .. } if name == "Ann B.")
+        })
+        .await;
+    assert_eq!(human_connected(&seen, Mark::X), Some(true));
+
+    match cy.call(rename("Cyrus")).await {
+        ServerMessage::Renamed { name } => assert_eq!(name, "Cyrus"),
+        other => panic!("expected renamed, got {other:?}"),
+    }
+    ann.wait_room(|s| s.id == room && s.spectators == ["Cyrus"])
+        .await;
+
+    // A name hello would refuse is refused here too, and the name stays.
+    let refused = cy
+        .expect_refused(rename("   "), inarow_protocol::ErrorCode::InvalidName)
+        .await;
+    assert!(!refused.message.is_empty());
+    let synced = cy
+        .call_room(ClientMessage::Sync { room: room.clone() })
+        .await;
+    assert_eq!(synced.spectators, ["Cyrus"]);
+    // Later chat lines carry the new name.
+    match ann
+        .call(ClientMessage::Chat {
+            room: room.clone(),
+            text: "hi".into(),
+        })
+        .await
+    {
+        ServerMessage::Chat { from, .. } => assert_eq!(from, "Ann B."),
+        other => panic!("expected chat, got {other:?}"),
+    }
 }

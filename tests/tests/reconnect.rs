@@ -8,7 +8,8 @@ use inarow_e2e::{
     plan, seat_of, take_turns, tictactoe,
 };
 use inarow_protocol::{
-    ByeReason, GameStatus, Level, Mark, Occupant, RoomId, SeatChoice, SeatRequest,
+    ByeReason, ClientMessage, GameStatus, Level, Mark, Occupant, RoomId, RoomSnapshot, SeatChoice,
+    SeatRequest, ServerMessage,
 };
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -233,4 +234,67 @@ async fn a_resume_rotates_the_token_so_a_stolen_one_works_once_and_the_owner_not
     assert_eq!(thief.expect_closed().await.bye, Some(ByeReason::Replaced));
     back.wait_room(|s| s.id == room && s.ply == 2).await;
     finish_with_x_win(&mut back, &mut bob, &room).await;
+}
+
+/// Issue 37: whoever enters a room sees its recent chat. A late spectator's `join`, a
+/// reload (a new connection resuming with the token) and a `sync` each bring the lines
+/// said so far in the snapshot; snapshots sent to everybody carry none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_is_there_after_a_reload_and_for_a_late_spectator() {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, mut bob, room) = seated_pair(&server).await;
+    for (who, text) in [(&mut ann, "good luck!"), (&mut bob, "you too")] {
+        let said = who
+            .call(ClientMessage::Chat {
+                room: room.clone(),
+                text: text.into(),
+            })
+            .await;
+        assert!(matches!(said, ServerMessage::Chat { .. }), "{said:?}");
+    }
+    let said = |snapshot: &RoomSnapshot| -> Vec<(String, Option<Mark>, String)> {
+        snapshot
+            .chat
+            .iter()
+            .map(|l| (l.from.clone(), l.seat, l.text.clone()))
+            .collect()
+    };
+    let expected = vec![
+        ("Ann".to_owned(), Some(Mark::X), "good luck!".to_owned()),
+        ("Bob".to_owned(), Some(Mark::O), "you too".to_owned()),
+    ];
+
+    // A late spectator.
+    let mut cy = server.lobby("Cy").await;
+    let watching = cy.join(&room, None).await;
+    assert_eq!(said(&watching), expected, "{watching:?}");
+    assert!(watching.chat.iter().all(|l| l.seq <= watching.seq));
+    // The others' copy of the same event carries no chat.
+    let seen_by_bob = bob
+        .wait_room(|s| s.id == room && s.spectators.iter().any(|n| n == "Cy"))
+        .await;
+    assert!(seen_by_bob.chat.is_empty(), "{seen_by_bob:?}");
+
+    // Cy speaks too; then Ann reloads: a new connection resumes her session.
+    cy.call(ClientMessage::Chat {
+        room: room.clone(),
+        text: "nice corner".into(),
+    })
+    .await;
+    let token = ann.token();
+    drop(ann);
+    bob.wait_room(|s| s.id == room && human_connected(s, Mark::X) == Some(false))
+        .await;
+    let mut back = server.connect("Ann reloaded").await;
+    assert!(back.hello_with("Ann", Some(token)).await.resumed);
+    let resumed = back.wait_room(|s| s.id == room).await;
+    let mut all = expected.clone();
+    all.push(("Cy".to_owned(), None, "nice corner".to_owned()));
+    assert_eq!(said(&resumed), all, "{resumed:?}");
+
+    // `sync` brings it too.
+    let synced = bob
+        .call_room(ClientMessage::Sync { room: room.clone() })
+        .await;
+    assert_eq!(said(&synced), all, "{synced:?}");
 }

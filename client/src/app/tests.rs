@@ -470,6 +470,65 @@ fn an_empty_seat_can_be_given_to_an_ai() {
 }
 
 #[test]
+fn a_spectator_is_not_offered_the_seats() {
+    // Someone else plays X: we only watch, so the empty seat is not ours to give an AI.
+    let mut snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    snap.seats[1].occupant = Occupant::Empty;
+    snap.seats[0].occupant = Occupant::Human {
+        name: "ann".into(),
+        session: session(77),
+        connected: true,
+    };
+    let mut app = in_game(snap);
+    assert!(sent(&app.update(key('a'))).is_empty());
+    assert_eq!(
+        app.message.as_deref(),
+        Some("only the room's players may change seats")
+    );
+}
+
+#[test]
+fn entering_a_room_shows_its_recent_chat() {
+    let mut snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    snap.chat = vec![inarow_protocol::ChatEntry {
+        seq: 2,
+        from: "bob".into(),
+        seat: None,
+        text: "hello".into(),
+    }];
+    let app = in_game(snap);
+    assert_eq!(
+        app.chat,
+        vec![ChatLine {
+            from: "bob".into(),
+            seat: None,
+            text: "hello".into(),
+        }]
+    );
+}
+
+#[test]
+fn slash_name_in_the_chat_line_renames() {
+    let snap = snapshot(TTT, &["...", "...", "..."], GameStatus::Waiting);
+    let mut app = in_game(snap);
+    app.update(key('c'));
+    for c in "/name Al B".chars() {
+        app.update(key(c));
+    }
+    assert_eq!(
+        sent(&app.update(code(KeyCode::Enter))),
+        vec![ClientMessage::Rename {
+            name: "Al B".into()
+        }]
+    );
+    app.update(frame(ServerMessage::Renamed {
+        name: "Al B".into(),
+    }));
+    assert_eq!(app.name, "Al B");
+    assert_eq!(app.message.as_deref(), Some("you are now Al B"));
+}
+
+#[test]
 fn the_create_form_builds_create_room() {
     let mut app = welcomed();
     app.update(key('n'));

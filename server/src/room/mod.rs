@@ -323,7 +323,7 @@ pub(crate) struct Audience {
 }
 
 /// One message encoded once: the text everybody gets, and the requester's copy carrying
-/// its request id.
+/// its request id (or, for a member who entered, its own version of the message).
 struct Encoded {
     common: Utf8Bytes,
     own: Option<(SessionId, Utf8Bytes)>,
@@ -332,9 +332,28 @@ struct Encoded {
 impl Encoded {
     /// `message` encoded for everybody, and for the requester with its id.
     fn new(message: &ServerMessage, requester: &Requester) -> Encoded {
+        Encoded::with_own(message, None, requester)
+    }
+
+    /// As [`Encoded::new`], but the requester gets `own` (if given) instead of `message`.
+    fn with_own(
+        message: &ServerMessage,
+        own: Option<&ServerMessage>,
+        requester: &Requester,
+    ) -> Encoded {
         let common = encode(message);
-        let own = match requester {
-            Some((session, Some(id))) => Some((*session, Utf8Bytes::from(with_id(&common, id)))),
+        let own = match (requester, own) {
+            (Some((session, id)), Some(own)) => {
+                let text = encode(own);
+                let text = match id {
+                    Some(id) => with_id(&text, id),
+                    None => text,
+                };
+                Some((*session, Utf8Bytes::from(text)))
+            }
+            (Some((session, Some(id))), None) => {
+                Some((*session, Utf8Bytes::from(with_id(&common, id))))
+            }
             _ => None,
         };
         Encoded {
@@ -417,6 +436,18 @@ impl Audience {
         requester: Requester,
     ) -> Vec<SessionId> {
         let encoded = Encoded::new(message, &requester);
+        self.deliver(|session, _| encoded.for_session(session))
+    }
+
+    /// As [`Audience::broadcast`], but the requester gets `own` (if given) in place of
+    /// `message`: the same snapshot with the room's recent chat, for a member who entered.
+    pub(crate) fn broadcast_own(
+        &self,
+        message: &ServerMessage,
+        own: Option<&ServerMessage>,
+        requester: Requester,
+    ) -> Vec<SessionId> {
+        let encoded = Encoded::with_own(message, own, &requester);
         self.deliver(|session, _| encoded.for_session(session))
     }
 

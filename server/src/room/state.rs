@@ -183,6 +183,8 @@ impl Room {
         let session = member.session;
         let game = self.table.game();
         let roster = matches!(request, Request::Join { .. } | Request::Leave);
+        // Whoever enters (or catches up) is sent the room's recent chat with its snapshot.
+        let entering = matches!(request, Request::Join { .. } | Request::Sync);
         let result = self.table.request(member.arrival(), id.clone(), request);
         if roster {
             self.audience.sync(&self.table, Some(member));
@@ -193,9 +195,9 @@ impl Room {
             tracing::debug!(game = self.table.game(), "rematch started");
         }
         let answer = result.map(|outcome| match outcome {
-            Outcome::Changed => self.after_change(Some((session, id))),
+            Outcome::Changed => self.after_change_entering(Some((session, id)), entering),
             Outcome::Moved => self.after_move(Some((session, id))),
-            Outcome::Unchanged => self.send_snapshot_to(session, id),
+            Outcome::Unchanged => self.send_snapshot_to(session, id, entering),
             Outcome::Left => self.after_change(None),
             // The answer comes when the analysis is ready (`settle_analysis`).
             Outcome::Analyzing => {}
@@ -232,8 +234,8 @@ impl Room {
         let outcome = self.table.resume(member.arrival());
         self.audience.sync(&self.table, Some(member));
         match outcome {
-            Some(Outcome::Changed) => self.after_change(None),
-            Some(_) => self.send_snapshot_to(session, None),
+            Some(Outcome::Changed) => self.after_change_entering(Some((session, None)), true),
+            Some(_) => self.send_snapshot_to(session, None, true),
             None => {}
         }
         self.settle_analysis();
@@ -271,13 +273,19 @@ impl Room {
     /// After a change: start or cancel AI work, hand a finished game to the store, and
     /// send everybody the new snapshot (the requester's copy carrying its request id).
     pub(super) fn after_change(&mut self, requester: Requester) {
+        self.after_change_entering(requester, false);
+    }
+
+    /// As [`Room::after_change`]; if `entered`, the requester (who joined, resumed or
+    /// asked for `sync`) gets its copy of the snapshot with the room's recent chat.
+    fn after_change_entering(&mut self, requester: Requester, entered: bool) {
         let now = unix_ms();
         self.table.note_time(now);
         self.start_ai();
         if let Some(kept) = self.report_game_over(now) {
             self.table.set_last_game(kept);
         }
-        self.broadcast(requester);
+        self.broadcast(requester, entered);
         self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
     }
 
@@ -304,7 +312,7 @@ impl Room {
             if let Some(kept) = kept {
                 self.table.set_last_game(kept);
             }
-            self.broadcast(requester);
+            self.broadcast(requester, false);
             return;
         };
         // The lobby first: a member who saw the event may list the rooms at once.
@@ -329,7 +337,7 @@ impl Room {
             self.table.set_last_game(kept);
         }
         if resend {
-            self.broadcast(None);
+            self.broadcast(None, false);
             self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
         }
     }
@@ -362,13 +370,17 @@ impl Room {
 
     /// Sends a new snapshot to everybody connected and updates the lobby's listing. A
     /// connection that cannot take it is dropped, which is itself a change, so it
-    /// repeats until everyone took it.
-    fn broadcast(&mut self, mut requester: Requester) {
+    /// repeats until everyone took it. If `entered`, the requester's copy of the first
+    /// carries the room's recent chat.
+    fn broadcast(&mut self, mut requester: Requester, entered: bool) {
         loop {
             let room = self.table.next_room();
+            let own = (entered && requester.is_some()).then(|| self.table.room_entered());
             // The lobby first: a member who saw the event may list the rooms at once.
             self.publish();
-            let dropped = self.audience.broadcast(&room, requester.take());
+            let dropped = self
+                .audience
+                .broadcast_own(&room, own.as_ref(), requester.take());
             if dropped.is_empty() {
                 return;
             }
@@ -376,9 +388,14 @@ impl Room {
         }
     }
 
-    /// Sends the current snapshot to one member (nothing changed for the others).
-    fn send_snapshot_to(&mut self, session: SessionId, id: Option<RequestId>) {
-        let room = self.table.room();
+    /// Sends the current snapshot to one member (nothing changed for the others), with
+    /// the room's recent chat if it `entered` (joined, resumed or asked for `sync`).
+    fn send_snapshot_to(&mut self, session: SessionId, id: Option<RequestId>, entered: bool) {
+        let room = if entered {
+            self.table.room_entered()
+        } else {
+            self.table.room()
+        };
         if !self.audience.send_to(session, room, id) {
             self.drop_connections(vec![session]);
             self.after_change(None);

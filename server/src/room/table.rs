@@ -84,6 +84,8 @@ pub(crate) enum Request {
     Sync,
     /// Send me the value of every legal move when it is ready.
     Analyze,
+    /// Show me under the name my request carries (the session was renamed).
+    Rename,
 }
 
 /// How a request turned out: what the room must tell whom.
@@ -360,6 +362,7 @@ impl Table {
             Request::Rematch => self.rematch(own_seat),
             Request::Sync => Ok(Outcome::Unchanged),
             Request::Analyze => self.analyze(session, id),
+            Request::Rename => Ok(self.rename(&who)),
             Request::Chat { text } => {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
@@ -482,6 +485,18 @@ impl Table {
         }
     }
 
+    /// A member's new name (from `who`, which the request carries): everybody sees it if
+    /// it differs, the member gets the snapshot either way.
+    fn rename(&mut self, who: &Arrival) -> Outcome {
+        match self.members.get_mut(&who.session) {
+            Some(m) if m.name != who.name => {
+                m.name = who.name.clone();
+                Outcome::Changed
+            }
+            _ => Outcome::Unchanged,
+        }
+    }
+
     /// A join that asks for what the member already has: refresh its connection.
     fn reattach(&mut self, who: Arrival) -> Outcome {
         if self.attach(who) {
@@ -599,7 +614,16 @@ impl Table {
         self.seats[seat_index(mark)] = seat;
     }
 
+    /// Whether a person holds a seat here (connected or held for a dropped player).
+    fn anyone_seated(&self) -> bool {
+        self.seats.iter().any(|s| matches!(s, Seat::Human { .. }))
+    }
+
     /// `own_seat` is the requester's seat, which [`Table::request`] has looked up.
+    ///
+    /// Seats belong to the players: once a person holds a seat, a spectator could
+    /// otherwise remove the AI their opponent plays and sit down mid-game. While nobody
+    /// does (a fresh room, AI against AI), anyone in the room may set the seats up.
     fn change_seat(
         &mut self,
         session: SessionId,
@@ -607,6 +631,12 @@ impl Table {
         mark: Mark,
         ai: Option<Level>,
     ) -> Result<Outcome, Refusal> {
+        if own_seat.is_none() && self.anyone_seated() {
+            return Err(Refusal::new(
+                ErrorCode::NotAPlayer,
+                "only the room's players may change seats",
+            ));
+        }
         match &self.seats[seat_index(mark)] {
             Seat::Human { session: s, .. } if *s != session => {
                 return Err(Refusal::new(

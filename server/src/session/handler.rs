@@ -93,6 +93,8 @@ pub(crate) enum Route {
     CreateRoom(CreateRoom),
     /// A request for the room named.
     Room(RoomId, Request),
+    /// A new display name for the session.
+    Rename(String),
 }
 
 impl Route {
@@ -123,6 +125,7 @@ impl Route {
                 });
             }
             ClientMessage::Game { game } => return Route::Waiting(Waiting::Game(game)),
+            ClientMessage::Rename { name } => return Route::Rename(name),
             ClientMessage::CreateRoom {
                 name,
                 rules,
@@ -259,6 +262,7 @@ impl Handler {
                 }
             }
             Route::Room(room, request) => self.room_request(room, id, request),
+            Route::Rename(name) => self.rename(&name, id),
         }
         Step::Done(None)
     }
@@ -439,6 +443,33 @@ impl Handler {
                 None => {}
             },
             Err(refusal) => self.refuse(id, refusal),
+        }
+    }
+
+    /// Renames the session: checks the name as `hello` does, answers `renamed`, and has
+    /// every room the session is in show the new name (a fresh snapshot to everyone).
+    fn rename(&mut self, name: &str, id: Option<RequestId>) {
+        let name = match text::display_name(name, self.state.config.max_name_chars) {
+            Ok(name) => name,
+            Err(message) => return self.error(id, ErrorCode::InvalidName, message),
+        };
+        let Some(member) = self.member.as_mut() else {
+            return;
+        };
+        member.name = Arc::from(name.as_str());
+        let member = member.clone();
+        let state = &self.state;
+        if let Some(record) = state.sessions.rename(member.session, &name) {
+            // A restart brings the session back under its new name.
+            state.store.checkpoint(LiveWrite::Session(record));
+        }
+        self.send(ServerMessage::Renamed { name }, id);
+        for room in state.sessions.rooms(member.session) {
+            if let Some(handle) = state.lobby.get(&room) {
+                // A room that has dropped the session refuses (`not_in_room`): nothing
+                // there shows the name.
+                let _ = handle.request(&member, None, Request::Rename);
+            }
         }
     }
 

@@ -339,6 +339,15 @@ impl Sessions {
         restored
     }
 
+    /// Gives `session` the display name `name` (already checked): the name a restart
+    /// brings it back with. Returns its record for the store, `None` if it has ended.
+    pub(crate) fn rename(&self, session: SessionId, name: &str) -> Option<SessionRecord> {
+        let mut registry = self.lock();
+        let entry = registry.by_id.get_mut(&session)?;
+        name.clone_into(&mut entry.name);
+        Some(entry.record(session))
+    }
+
     /// Records that `session` entered `room`.
     pub(crate) fn enter(&self, session: SessionId, room: &RoomId) {
         if let Some(entry) = self.lock().by_id.get_mut(&session) {

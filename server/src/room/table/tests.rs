@@ -165,6 +165,91 @@ fn a_seat_held_by_another_player_cannot_be_changed() {
 }
 
 #[test]
+fn only_players_change_seats_once_a_person_sits() {
+    let ann = person("ann", 1);
+    let mut t = table(
+        &ann,
+        SeatRequest::Me,
+        SeatRequest::Ai { level: Level::Easy },
+    );
+    let cy = person("cy", 3);
+    t.request(cy.clone(), None, Request::Join { seat: None })
+        .expect("cy watches");
+    let free_o = Request::SetSeat {
+        seat: Mark::O,
+        ai: None,
+    };
+    // A spectator may not remove ann's opponent (and then sit down mid-game)...
+    let refused = t.request(cy.clone(), None, free_o.clone());
+    assert_eq!(code(refused), Some(ErrorCode::NotAPlayer));
+    assert!(matches!(
+        t.snapshot().seats[1].occupant,
+        Occupant::Ai { .. }
+    ));
+    // ...nor fill an empty seat.
+    assert_eq!(t.request(ann.clone(), None, free_o), Ok(Outcome::Changed));
+    let easy_o = Request::SetSeat {
+        seat: Mark::O,
+        ai: Some(Level::Easy),
+    };
+    assert_eq!(
+        code(t.request(cy.clone(), None, easy_o.clone())),
+        Some(ErrorCode::NotAPlayer)
+    );
+    // A player whose seat is held while the connection is down still holds it.
+    t.disconnect(ann.session);
+    assert_eq!(
+        code(t.request(cy.clone(), None, easy_o.clone())),
+        Some(ErrorCode::NotAPlayer)
+    );
+    let back = Arrival {
+        attachment: Attachment(7),
+        ..ann.clone()
+    };
+    assert_eq!(t.resume(back.clone()), Some(Outcome::Changed));
+    // Ann hands her own seat to an AI: nobody sits now, so anyone may set the seats up.
+    let ai_x = Request::SetSeat {
+        seat: Mark::X,
+        ai: Some(Level::Medium),
+    };
+    assert_eq!(t.request(back, None, ai_x), Ok(Outcome::Changed));
+    assert_eq!(t.request(cy, None, easy_o), Ok(Outcome::Changed));
+}
+
+#[test]
+fn a_rename_shows_in_the_seat_and_among_the_spectators() {
+    let (mut t, ann, _bob) = game();
+    let cy = person("cy", 3);
+    t.request(cy.clone(), None, Request::Join { seat: None })
+        .expect("cy watches");
+    let renamed = |who: &Arrival, name: &str| Arrival {
+        name: name.into(),
+        ..who.clone()
+    };
+    assert_eq!(
+        t.request(renamed(&ann, "ann b"), None, Request::Rename),
+        Ok(Outcome::Changed)
+    );
+    assert_eq!(
+        t.request(renamed(&cy, "cyrus"), None, Request::Rename),
+        Ok(Outcome::Changed)
+    );
+    // The same name again changes nothing.
+    assert_eq!(
+        t.request(renamed(&cy, "cyrus"), None, Request::Rename),
+        Ok(Outcome::Unchanged)
+    );
+    let s = t.snapshot();
+    assert!(matches!(&s.seats[0].occupant, Occupant::Human { name, .. } if name == "ann b"));
+    assert_eq!(s.spectators, vec!["cyrus"]);
+    let dan = person("dan", 4);
+    assert_eq!(
+        code(t.request(dan, None, Request::Rename)),
+        Some(ErrorCode::NotInRoom)
+    );
+}
+
+#[test]
 fn a_dropped_player_keeps_the_seat_until_it_expires() {
     let (mut t, ann, bob) = game();
     // A detach from a connection the session no longer uses is ignored.

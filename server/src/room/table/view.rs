@@ -1,7 +1,9 @@
 //! What a table looks like to its members and the lobby: room snapshots and `moved`
 //! events, one per event, and the lobby's summary.
 
-use inarow_protocol::{Mark, Occupant, RoomSnapshot, RoomSummary, SeatInfo, ServerMessage};
+use inarow_protocol::{
+    ChatEntry, Mark, Occupant, RoomSnapshot, RoomSummary, SeatInfo, ServerMessage,
+};
 
 use super::{Seat, Table, seat_index};
 use crate::snapshot::{self, RoomFacts};
@@ -18,6 +20,26 @@ impl Table {
     pub(crate) fn room(&self) -> ServerMessage {
         ServerMessage::Room {
             room: Box::new(self.snapshot()),
+        }
+    }
+
+    /// The `room` message for a member who enters (joins, resumes or asks for `sync`): the
+    /// room as everybody sees it, with its recent chat, so that a reload or a late
+    /// spectator sees what was said.
+    pub(crate) fn room_entered(&self) -> ServerMessage {
+        let mut snapshot = self.snapshot();
+        snapshot.chat = self
+            .chat
+            .iter()
+            .map(|line| ChatEntry {
+                seq: line.seq,
+                from: line.from.clone(),
+                seat: line.seat,
+                text: line.text.clone(),
+            })
+            .collect();
+        ServerMessage::Room {
+            room: Box::new(snapshot),
         }
     }
 
