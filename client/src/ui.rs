@@ -152,7 +152,9 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     .render(layout.status, buf);
     Paragraph::new(message_line(app)).render(layout.message, buf);
     let help = match app.input {
-        Input::Chat(_) => "type a message (/name NEW renames you) · Enter send · Esc cancel".to_owned(),
+        Input::Chat(_) => {
+            "type a message (/name NEW renames you) · Enter send · Esc cancel".to_owned()
+        }
         // With gravity a digit drops a stone in its column: say so, it is the quickest way.
         _ if room.rules.gravity => format!(
             "←→ · 1-{} or Enter drop · ? hints · c chat · r rematch · f resign · q leave",
