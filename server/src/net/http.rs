@@ -5,6 +5,9 @@
 //! hold for plain HTTP as for WebSocket: one connection slot each, `handshake_timeout` for
 //! the TLS handshake and for each request head, `max_request_head` bytes of head. A request
 //! that is neither a known page nor an upgrade gets an HTTP answer with a one-line body.
+//!
+//! Over 600 lines with its tests: the web files' compression and ETags sit beside the
+//! routing that serves them.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -5,6 +5,8 @@
 //! Members are known by session and [`Attachment`], never by connection, so tests drive
 //! the table with plain values. The AI seats' bookkeeping lives in the `ai` submodule,
 //! the snapshots members see in `view`, its saved form (for restarts) in `persist`.
+//!
+//! Over 600 lines: every room request is a method here, beside the rules they share.
 
 mod ai;
 mod analysis;

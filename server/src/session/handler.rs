@@ -4,6 +4,9 @@
 //!
 //! It knows messages, not sockets: the transport (`net::connection`) gives it frames and
 //! closes the connection when it returns a [`Bye`].
+//!
+//! Over 600 lines because it is every message's first stop: splitting the lobby's and the
+//! store's answers from the room requests would scatter one `match` over files.
 
 use std::net::IpAddr;
 use std::sync::Arc;

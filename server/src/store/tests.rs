@@ -1,5 +1,6 @@
 //! The store against real files in a temporary directory and in memory: migrations at
 //! open, the writer's batching, flushing and retrying, and the game queries.
+//! (Over 600 lines: one test file for one store.)
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

@@ -1,5 +1,6 @@
 //! The table driven directly, without tokio: turn rules, taking and leaving seats,
 //! resigning, rematches, held seats, and the AI seats' jobs and answers.
+//! (Over 600 lines: one test file for the table, a test a rule.)
 
 use inarow_engine::Rules;
 use inarow_protocol::{
