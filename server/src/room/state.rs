@@ -11,7 +11,7 @@
 //! goes to the members who asked for it, and after every change the table says which
 //! waiters' answers went stale (sent after the event that made them so).
 //!
-//! Over 600 lines: the room's handle, its requests, its AI jobs and its task are one
+//! Over 600 lines: the room's requests, its AI jobs, its events and its task are one
 //! state behind one lock, and read best in one place.
 
 use std::sync::Arc;
