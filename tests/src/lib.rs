@@ -33,6 +33,6 @@ pub use raw::{RawEnd, RawFrame, RawSocket};
 pub use requests::{HistoryAnswer, perfect_ai, plan, tictactoe};
 pub use server::{
     Config, DataLocation, SHUTDOWN_WAIT, TestServer, TlsIdentity, fast_config,
-    fast_config_with_data, self_signed,
+    fast_config_with_data, self_signed, serve_until_stdin_closes,
 };
 pub use snapshot::{human_connected, mark_at, occupant, seat_of};

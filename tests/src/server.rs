@@ -42,6 +42,25 @@ pub fn fast_config_with_data(path: impl Into<std::path::PathBuf>) -> Config {
     }
 }
 
+/// Runs the server of a child process on `listener` with `config` until the parent closes
+/// the child's stdin (when it is done, or dies): the crash test's server and the load
+/// benchmark's.
+///
+/// # Errors
+/// What [`inarow_server::run`] returns.
+pub async fn serve_until_stdin_closes(
+    listener: TcpListener,
+    config: Config,
+) -> Result<(), inarow_server::ServerError> {
+    let shutdown = CancellationToken::new();
+    let stop = shutdown.clone();
+    tokio::task::spawn_blocking(move || {
+        let _ = std::io::stdin().lines().count();
+        stop.cancel();
+    });
+    inarow_server::run(listener, config, shutdown).await
+}
+
 /// A fresh self-signed certificate for `localhost` and `127.0.0.1`: the identity for
 /// [`Config::tls`], and the certificate's PEM, which a client trusts as its CA.
 pub fn self_signed() -> (TlsIdentity, String) {

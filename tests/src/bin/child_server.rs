@@ -35,14 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         println!("listening {}", listener.local_addr()?);
         std::io::stdout().flush()?;
-        let shutdown = tokio_util::sync::CancellationToken::new();
-        let stop = shutdown.clone();
-        // The parent closes our stdin when it is done (or dies).
-        tokio::task::spawn_blocking(move || {
-            let _ = std::io::stdin().lines().count();
-            stop.cancel();
-        });
-        inarow_server::run(listener, config, shutdown).await?;
+        inarow_e2e::serve_until_stdin_closes(listener, config).await?;
         Ok(())
     })
 }

@@ -56,14 +56,7 @@ pub(crate) fn serve(data: Option<&str>) -> anyhow::Result<()> {
             }),
             ..inarow_server::Config::default()
         };
-        let shutdown = tokio_util::sync::CancellationToken::new();
-        let stop = shutdown.clone();
-        // The parent closes our stdin when it is done (or dies).
-        tokio::task::spawn_blocking(move || {
-            let _ = std::io::stdin().lines().count();
-            stop.cancel();
-        });
-        inarow_server::run(listener, config, shutdown).await?;
+        inarow_e2e::serve_until_stdin_closes(listener, config).await?;
         Ok(())
     })
 }
