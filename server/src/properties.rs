@@ -14,7 +14,7 @@ use crate::config::Config;
 use crate::net::{Attachment, Kick, Peer};
 use crate::room::spec::{CreateRoom, RoomSpec};
 use crate::room::{self, Member, Request};
-use crate::session::{Route, Waiting};
+use crate::session::Route;
 use crate::state::ServerState;
 use crate::store::{DataLocation, Store};
 use crate::text;
@@ -167,13 +167,13 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             }
         };
         match Route::of(frame.message) {
-            Route::Waiting(Waiting::Hello { name, .. }) | Route::Rename(name) => {
+            Route::Hello { name, .. } | Route::Rename(name) => {
                 let _ = text::display_name(&name, 24);
             }
             Route::ListRooms => {
                 let _ = state.lobby.list();
             }
-            Route::Waiting(Waiting::History { .. } | Waiting::Game(_)) => {}
+            Route::History { .. } | Route::Game(_) => {}
             Route::CreateRoom(CreateRoom {
                 name,
                 rules,

@@ -31,7 +31,7 @@ use tracing::Instrument;
 use super::admission::Admission;
 use crate::config::Config;
 use crate::metrics;
-use crate::session::{Bye, Handler, Step};
+use crate::session::{Bye, Handler, Step, StoreRead};
 use crate::state::ServerState;
 
 /// Time allowed to write the last frames, `bye` and the close frame.
@@ -390,6 +390,8 @@ where
     // fires.
     let timer = tokio::time::sleep_until(deadline(last_heard, false).0.min(next_ping));
     tokio::pin!(timer);
+    // The store read a `history` or `game` request waits for, if any.
+    let mut reading: Option<StoreRead> = None;
     loop {
         tokio::select! {
             // The kick first, then what is queued, so that a peer that keeps sending
@@ -397,17 +399,32 @@ where
             biased;
             () = &mut kicked => return kicked_ending(kick, state),
             Some(text) = queue.recv() => {
+                // Everything queued goes out in one write to the socket: each message
+                // fed, then one flush.
+                let write = async {
+                    ws.feed(Message::Text(text)).await?;
+                    metrics::message_out();
+                    while let Ok(text) = queue.try_recv() {
+                        ws.feed(Message::Text(text)).await?;
+                        metrics::message_out();
+                    }
+                    ws.flush().await
+                };
                 let written = tokio::select! {
                     biased;
                     () = &mut kicked => return kicked_ending(kick, state),
-                    written = write(ws, queue, Message::Text(text)) => written,
+                    written = write => written,
                 };
                 if let Err(e) = written {
                     span.in_scope(|| tracing::debug!(error = %e, "write failed"));
                     return Ending::Gone;
                 }
             }
-            frame = ws.next() => {
+            () = async { reading.as_mut().expect("polled only while a read is pending").await },
+                if reading.is_some() => reading = None,
+            // No frame is read while a store read is pending, so that answers keep the
+            // order of requests.
+            frame = ws.next(), if reading.is_none() => {
                 let message = match frame {
                     None => return Ending::Gone,
                     Some(Err(e)) => {
@@ -431,27 +448,7 @@ where
                 match span.in_scope(|| handler.take_frame(text)) {
                     Step::Done(None) => {}
                     Step::Done(Some(bye)) => return Ending::bye(bye),
-                    Step::Wait(waiting, id) => {
-                        // `hello`, `history` and `game` wait (for the session registry
-                        // or the store); what is queued meanwhile still goes out.
-                        let answered = handler.dispatch_waiting(waiting, id).instrument(span.clone());
-                        tokio::pin!(answered);
-                        loop {
-                            tokio::select! {
-                                biased;
-                                bye = &mut answered => match bye {
-                                    Some(bye) => return Ending::bye(bye),
-                                    None => break,
-                                },
-                                Some(text) = queue.recv() => {
-                                    if let Err(e) = write(ws, queue, Message::Text(text)).await {
-                                        span.in_scope(|| tracing::debug!(error = %e, "write failed"));
-                                        return Ending::Gone;
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    Step::Read(read) => reading = Some(read),
                 }
             }
             () = &mut timer => {
@@ -476,25 +473,6 @@ where
             }
         }
     }
-}
-
-/// Writes `first` and whatever else is queued behind it, then flushes: one write to the
-/// socket for everything queued at once.
-async fn write<S>(
-    ws: &mut WebSocketStream<S>,
-    queue: &mut mpsc::Receiver<Utf8Bytes>,
-    first: Message,
-) -> Result<(), WsError>
-where
-    S: AsyncRead + AsyncWrite + Unpin,
-{
-    ws.feed(first).await?;
-    metrics::message_out();
-    while let Ok(text) = queue.try_recv() {
-        ws.feed(Message::Text(text)).await?;
-        metrics::message_out();
-    }
-    ws.flush().await
 }
 
 /// The ending after a kick: the server's goodbye, or the reason the kick gave.

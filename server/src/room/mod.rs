@@ -161,26 +161,9 @@ impl RoomHandle {
             .unwrap_or_else(|| RoomId(String::new()))
     }
 
-    /// Runs a request from `member` under the room's lock; on success the room has
-    /// already queued its answer (a snapshot or chat line carrying `id`) to the requester,
-    /// except for `Leave`, whose `left` the caller sends.
-    ///
-    /// # Errors
-    /// The room's refusal, or `unknown_room` if the room has closed.
-    pub(crate) fn request(
-        &self,
-        member: &Member,
-        id: Option<RequestId>,
-        request: Request,
-    ) -> Result<(), Refusal> {
-        self.shared
-            .with_room(|room| room.request(member, id, request))
-            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id())))
-    }
-
     /// Re-attaches a resumed session; the room sends it a snapshot. False if the session
     /// no longer has a place in the room.
-    pub(crate) async fn resume(&self, member: Member) -> bool {
+    pub(crate) fn resume(&self, member: Member) -> bool {
         self.shared
             .with_room(|room| room.resume(&member))
             .unwrap_or(false)
@@ -466,10 +449,17 @@ impl Audience {
             .values()
             .any(|peer| !peer.lean())
             .then(|| Encoded::new(&full(), &requester));
-        self.deliver(|session, peer| match &full {
-            Some(full) if !peer.lean() => full.for_session(session),
-            _ => lean.for_session(session),
-        })
+        let mut dropped = Vec::new();
+        for (session, peer) in &self.peers {
+            let text = match &full {
+                Some(full) if !peer.lean() => full.for_session(*session),
+                _ => lean.for_session(*session),
+            };
+            if peer.send_text(text).is_err() {
+                dropped.push(*session);
+            }
+        }
+        dropped
     }
 
     /// Queues to every connection the text `text_for` gives it; returns the members whose

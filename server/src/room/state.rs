@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Request, Table};
 use super::{Audience, Requester};
-use super::{Context, Member, Shared};
+use super::{Context, Member, RoomHandle, Shared};
 use crate::ai::{AiDone, AiJob, JobId, Priority};
 use crate::metrics;
 use crate::net::Attachment;
@@ -62,6 +62,71 @@ pub(super) struct Room {
     /// The first snapshot goes to the creator, carrying its request's id.
     creator: SessionId,
     context: Context,
+}
+
+impl RoomHandle {
+    /// Runs a request from `member` under the room's lock, on the caller's task; on
+    /// success the room has already queued its answer (a snapshot or chat line carrying
+    /// `id`) to the requester, except for `Leave`, whose `left` the caller sends.
+    ///
+    /// # Errors
+    /// The room's refusal, or `unknown_room` if the room has closed.
+    pub(crate) fn request(
+        &self,
+        member: &Member,
+        id: Option<RequestId>,
+        request: Request,
+    ) -> Result<(), Refusal> {
+        self.shared
+            .with_room(|room| {
+                let session = member.session;
+                let game = room.table.game();
+                let roster = matches!(request, Request::Join { .. } | Request::Leave);
+                // Whoever enters (or catches up) is sent the room's recent chat with its snapshot.
+                let entering = matches!(request, Request::Join { .. } | Request::Sync);
+                let result = room.table.request(member.arrival(), id.clone(), request);
+                if roster {
+                    room.audience.sync(&room.table, Some(member));
+                } else {
+                    room.audience.arrive(&room.table, member);
+                }
+                if room.table.game() != game {
+                    tracing::debug!(game = room.table.game(), "rematch started");
+                }
+                let answer = result.map(|outcome| match outcome {
+                    Outcome::Changed => room.after_change_entering(Some((session, id)), entering),
+                    Outcome::Moved => room.after_move(Some((session, id))),
+                    Outcome::Unchanged => room.send_snapshot_to(session, id, entering),
+                    Outcome::Left => room.after_change(None),
+                    // The answer comes when the analysis is ready (`settle_analysis`).
+                    Outcome::Analyzing => {}
+                    Outcome::Chat(line) => {
+                        let message = ServerMessage::Chat {
+                            room: room.table.id().clone(),
+                            seq: line.seq,
+                            from: line.from,
+                            seat: line.seat,
+                            text: line.text,
+                        };
+                        let dropped = room.audience.broadcast(&message, Some((session, id)));
+                        room.checkpoint(|t| {
+                            let line = t.last_chat()?;
+                            Some(LiveWrite::Chat {
+                                room: t.id().clone(),
+                                line,
+                            })
+                        });
+                        if !dropped.is_empty() {
+                            room.drop_connections(dropped);
+                            room.after_change(None);
+                        }
+                    }
+                });
+                room.settle_analysis();
+                answer
+            })
+            .unwrap_or_else(|| Err(Refusal::unknown_room(&self.id())))
+    }
 }
 
 impl Room {
@@ -174,60 +239,6 @@ impl Room {
             (false, None) => self.deserted_since = Some(Instant::now()),
             (false, Some(_)) => {}
         }
-    }
-
-    /// A request from `member`; on success the room has queued its answer.
-    pub(super) fn request(
-        &mut self,
-        member: &Member,
-        id: Option<RequestId>,
-        request: Request,
-    ) -> Result<(), Refusal> {
-        let session = member.session;
-        let game = self.table.game();
-        let roster = matches!(request, Request::Join { .. } | Request::Leave);
-        // Whoever enters (or catches up) is sent the room's recent chat with its snapshot.
-        let entering = matches!(request, Request::Join { .. } | Request::Sync);
-        let result = self.table.request(member.arrival(), id.clone(), request);
-        if roster {
-            self.audience.sync(&self.table, Some(member));
-        } else {
-            self.audience.arrive(&self.table, member);
-        }
-        if self.table.game() != game {
-            tracing::debug!(game = self.table.game(), "rematch started");
-        }
-        let answer = result.map(|outcome| match outcome {
-            Outcome::Changed => self.after_change_entering(Some((session, id)), entering),
-            Outcome::Moved => self.after_move(Some((session, id))),
-            Outcome::Unchanged => self.send_snapshot_to(session, id, entering),
-            Outcome::Left => self.after_change(None),
-            // The answer comes when the analysis is ready (`settle_analysis`).
-            Outcome::Analyzing => {}
-            Outcome::Chat(line) => {
-                let message = ServerMessage::Chat {
-                    room: self.table.id().clone(),
-                    seq: line.seq,
-                    from: line.from,
-                    seat: line.seat,
-                    text: line.text,
-                };
-                let dropped = self.audience.broadcast(&message, Some((session, id)));
-                self.checkpoint(|t| {
-                    let line = t.last_chat()?;
-                    Some(LiveWrite::Chat {
-                        room: t.id().clone(),
-                        line,
-                    })
-                });
-                if !dropped.is_empty() {
-                    self.drop_connections(dropped);
-                    self.after_change(None);
-                }
-            }
-        });
-        self.settle_analysis();
-        answer
     }
 
     /// A session resumed on a new connection: true if it still has a place here (and

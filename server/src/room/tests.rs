@@ -424,7 +424,7 @@ async fn a_room_nobody_is_in_closes_and_leaves_the_lobby() {
         code(room.request(&ann.member, None, Request::Sync)),
         Some(ErrorCode::UnknownRoom)
     );
-    assert!(!room.resume(ann.member.clone()).await);
+    assert!(!room.resume(ann.member.clone()));
 }
 
 #[tokio::test]

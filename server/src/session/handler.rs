@@ -8,7 +8,9 @@
 //! Over 600 lines because it is every message's first stop: splitting the lobby's and the
 //! store's answers from the room requests would scatter one `match` over files.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use inarow_protocol::{
@@ -56,14 +58,20 @@ impl Bye {
 pub(crate) enum Step {
     /// Handled; a `Bye` closes the connection.
     Done(Option<Bye>),
-    /// Handling it waits ([`Handler::dispatch_waiting`]): the request and its id.
-    Wait(Waiting, Option<RequestId>),
+    /// Answered once this read of the store is done. The connection polls it beside its
+    /// queue and reads no other frame meanwhile, so that answers keep the order of
+    /// requests.
+    Read(StoreRead),
 }
 
-/// The requests whose handling waits: for the session registry, or the store. (No
-/// `Debug`: a `hello` carries a token.)
-pub(crate) enum Waiting {
-    /// Open or resume a session (`hello`).
+/// A read of the store that a request waits for (`history`, `game`). It owns what it
+/// needs (the server's state, the connection's queue) and queues the answer itself.
+pub(crate) type StoreRead = Pin<Box<dyn Future<Output = ()> + Send>>;
+
+/// Where a decoded message goes: the session (`hello`), the store (`history`, `game`),
+/// the lobby, or a room. (No `Debug`: a `hello` carries a token.)
+pub(crate) enum Route {
+    /// Open or resume a session.
     Hello {
         /// The protocol version asked for.
         protocol: u32,
@@ -72,7 +80,7 @@ pub(crate) enum Waiting {
         /// The token of a session to resume.
         token: Option<String>,
     },
-    /// Finished games, newest first (`history`).
+    /// Finished games, newest first.
     History {
         /// Only this player's games.
         name: Option<String>,
@@ -81,15 +89,8 @@ pub(crate) enum Waiting {
         /// Only games older than this one.
         before: Option<GameId>,
     },
-    /// One finished game (`game`).
+    /// One finished game.
     Game(GameId),
-}
-
-/// Where a decoded message goes: the session (`hello`), the store (`history`, `game`),
-/// the lobby, or a room. (No `Debug`: a `hello` carries a token.)
-pub(crate) enum Route {
-    /// What waits for the session registry or the store: `hello`, `history`, `game`.
-    Waiting(Waiting),
     /// The public rooms.
     ListRooms,
     /// A new room.
@@ -109,11 +110,11 @@ impl Route {
                 name,
                 token,
             } => {
-                return Route::Waiting(Waiting::Hello {
+                return Route::Hello {
                     protocol,
                     name,
                     token,
-                });
+                };
             }
             ClientMessage::ListRooms {} => return Route::ListRooms,
             ClientMessage::History {
@@ -121,13 +122,13 @@ impl Route {
                 limit,
                 before,
             } => {
-                return Route::Waiting(Waiting::History {
+                return Route::History {
                     name,
                     limit,
                     before,
-                });
+                };
             }
-            ClientMessage::Game { game } => return Route::Waiting(Waiting::Game(game)),
+            ClientMessage::Game { game } => return Route::Game(game),
             ClientMessage::Rename { name } => return Route::Rename(name),
             ClientMessage::CreateRoom {
                 name,
@@ -201,8 +202,8 @@ impl Handler {
     }
 
     /// Handles one data frame (`None` for a binary one): rate-limits and decodes it,
-    /// answers it if that needs no waiting (a room request never does), and hands back
-    /// what does wait (`hello`, `history`, `game`) for [`Handler::dispatch_waiting`].
+    /// answers it if that needs no waiting (everything but `history` and `game`), and
+    /// hands back the store read that those wait for.
     pub(crate) fn take_frame(&mut self, text: Option<&str>) -> Step {
         let decoded = text.map(decode_client);
         let verdict = self.limiter.check(std::time::Instant::now());
@@ -244,21 +245,35 @@ impl Handler {
         };
         let route = Route::of(message);
         if self.member.is_none() {
-            if let Route::Waiting(hello @ Waiting::Hello { .. }) = route {
-                return Step::Wait(hello, id);
+            if let Route::Hello {
+                protocol,
+                name,
+                token,
+            } = route
+            {
+                return Step::Done(self.hello(protocol, &name, token.as_deref(), id));
             }
             self.error(id, ErrorCode::BadRequest, "say hello first");
             return Step::Done(None);
         }
         match route {
-            Route::Waiting(Waiting::Hello { .. }) => {
+            Route::Hello { .. } => {
                 self.error(id, ErrorCode::BadRequest, "hello was already said");
             }
             Route::ListRooms => {
                 let rooms = self.state.lobby.list();
                 self.send(ServerMessage::Rooms { rooms }, id);
             }
-            Route::Waiting(waiting) => return Step::Wait(waiting, id),
+            Route::History {
+                name,
+                limit,
+                before,
+            } => {
+                if let Some(read) = self.history(name, limit, before, id) {
+                    return Step::Read(read);
+                }
+            }
+            Route::Game(game) => return Step::Read(self.game(game, id)),
             Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(request, id.clone()) {
                     self.refuse(id, refusal);
@@ -272,62 +287,33 @@ impl Handler {
 
     /// Queues a frame for this connection.
     fn send(&self, message: ServerMessage, id: Option<RequestId>) {
-        // A full queue kicks this connection as too slow; the transport sees the kick.
-        let _ = self.peer.send(message, id);
+        send(&self.peer, message, id);
     }
 
     /// Queues an error answering request `id`.
     pub(crate) fn error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
-        self.send(
-            ServerMessage::Error {
-                code,
-                message: message.into(),
-            },
-            id,
-        );
+        error(&self.peer, id, code, message);
     }
 
     fn refuse(&self, id: Option<RequestId>, refusal: Refusal) {
         self.error(id, refusal.code, refusal.message);
     }
 
-    /// Handles what [`Handler::take_frame`] handed back: `hello` before a session,
-    /// `history` and `game`; a `Bye` closes the connection.
-    pub(crate) async fn dispatch_waiting(
-        &mut self,
-        waiting: Waiting,
-        id: Option<RequestId>,
-    ) -> Option<Bye> {
-        match waiting {
-            Waiting::Hello {
-                protocol,
-                name,
-                token,
-            } => return self.hello(protocol, &name, token.as_deref(), id).await,
-            Waiting::History {
-                name,
-                limit,
-                before,
-            } => self.history(name, limit, before, id).await,
-            Waiting::Game(game) => self.game(game, id).await,
-        }
-        None
-    }
-
-    /// Answers `history` from the store (on the blocking pool; the connection waits for
-    /// its answer so that replies keep the order of requests).
-    async fn history(
+    /// Checks a `history` request and hands back the store read that answers it; `None`
+    /// if it was refused.
+    fn history(
         &self,
         name: Option<String>,
         limit: Option<u32>,
         before: Option<GameId>,
         id: Option<RequestId>,
-    ) {
+    ) -> Option<StoreRead> {
         let limit = match limit {
             None => DEFAULT_HISTORY_LIMIT,
             Some(0) => {
                 let message = format!("limit is from 1 to {MAX_HISTORY_LIMIT}");
-                return self.error(id, ErrorCode::BadRequest, message);
+                self.error(id, ErrorCode::BadRequest, message);
+                return None;
             }
             Some(n) => n.min(MAX_HISTORY_LIMIT),
         };
@@ -335,62 +321,62 @@ impl Handler {
             None => None,
             Some(name) => match text::display_name(&name, self.state.config.max_name_chars) {
                 Ok(name) => Some(name),
-                Err(message) => return self.error(id, ErrorCode::InvalidName, message),
+                Err(message) => {
+                    self.error(id, ErrorCode::InvalidName, message);
+                    return None;
+                }
             },
         };
-        match self.state.store.history(name, limit, before).await {
-            Ok((page, record)) => self.send(
-                ServerMessage::History {
-                    games: page.games,
-                    more: page.more,
-                    record: record.map(Box::new),
-                },
-                id,
-            ),
-            Err(error) => self.store_unavailable(id, &error),
-        }
-    }
-
-    /// Answers `game` from the store, with the game's text record.
-    async fn game(&self, game: GameId, id: Option<RequestId>) {
-        let finished = match self.state.store.game(game).await {
-            Ok(Some(finished)) => finished,
-            Ok(None) => {
-                let message = format!("this server keeps no game {game}");
-                return self.error(id, ErrorCode::UnknownGame, message);
-            }
-            Err(error) => return self.store_unavailable(id, &error),
-        };
-        match snapshot::record_text(&finished.summary, &finished.moves) {
-            Ok(text) => self.send(
-                ServerMessage::Game {
-                    game: Box::new(GameRecord {
-                        summary: finished.summary,
-                        moves: finished.moves,
-                        text,
-                    }),
-                },
-                id,
-            ),
-            Err(problem) => {
-                tracing::error!(%game, %problem, "a stored game does not replay");
-                self.error(
+        let (state, peer) = (self.state.clone(), self.peer.clone());
+        let read = async move {
+            match state.store.history(name, limit, before).await {
+                Ok((page, record)) => send(
+                    &peer,
+                    ServerMessage::History {
+                        games: page.games,
+                        more: page.more,
+                        record: record.map(Box::new),
+                    },
                     id,
-                    ErrorCode::StoreUnavailable,
-                    format!("game {game} is damaged in the store"),
-                );
+                ),
+                Err(problem) => store_unavailable(&peer, id, &problem),
             }
-        }
+        };
+        Some(Box::pin(read.instrument(tracing::Span::current())))
     }
 
-    /// A read of the store failed: the client is told, the connection goes on.
-    fn store_unavailable(&self, id: Option<RequestId>, error: &StoreError) {
-        tracing::warn!(%error, "store read failed");
-        self.error(
-            id,
-            ErrorCode::StoreUnavailable,
-            "the server could not read its game store; try again later",
-        );
+    /// The store read that answers `game` with the game's text record.
+    fn game(&self, game: GameId, id: Option<RequestId>) -> StoreRead {
+        let (state, peer) = (self.state.clone(), self.peer.clone());
+        let read = async move {
+            let finished = match state.store.game(game).await {
+                Ok(Some(finished)) => finished,
+                Ok(None) => {
+                    let message = format!("this server keeps no game {game}");
+                    return error(&peer, id, ErrorCode::UnknownGame, message);
+                }
+                Err(problem) => return store_unavailable(&peer, id, &problem),
+            };
+            match snapshot::record_text(&finished.summary, &finished.moves) {
+                Ok(text) => send(
+                    &peer,
+                    ServerMessage::Game {
+                        game: Box::new(GameRecord {
+                            summary: finished.summary,
+                            moves: finished.moves,
+                            text,
+                        }),
+                    },
+                    id,
+                ),
+                Err(problem) => {
+                    tracing::error!(%game, %problem, "a stored game does not replay");
+                    let message = format!("game {game} is damaged in the store");
+                    error(&peer, id, ErrorCode::StoreUnavailable, message);
+                }
+            }
+        };
+        Box::pin(read.instrument(tracing::Span::current()))
     }
 
     /// Validates a `create_room` and opens the room; the room answers the creator.
@@ -476,7 +462,8 @@ impl Handler {
         }
     }
 
-    async fn hello(
+    /// Opens or resumes a session (`hello`); a `Bye` closes the connection.
+    fn hello(
         &mut self,
         protocol: u32,
         name: &str,
@@ -541,7 +528,7 @@ impl Handler {
         );
         for room in opened.rooms {
             let present = match state.lobby.get(&room) {
-                Some(handle) => handle.resume(member.clone()).await,
+                Some(handle) => handle.resume(member.clone()),
                 None => false,
             };
             if !present {
@@ -612,4 +599,26 @@ pub(crate) fn expire_after_grace(
         }
     };
     tracker.spawn(expiry.instrument(span));
+}
+
+/// Queues a frame for the connection `peer`. A full queue kicks the connection as too
+/// slow, which its transport sees; nothing else is to be done here.
+fn send(peer: &Peer, message: ServerMessage, id: Option<RequestId>) {
+    let _ = peer.send(message, id);
+}
+
+/// Queues an error answering request `id` to `peer`.
+fn error(peer: &Peer, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
+    let message = ServerMessage::Error {
+        code,
+        message: message.into(),
+    };
+    send(peer, message, id);
+}
+
+/// A read of the store failed: the client is told, the connection goes on.
+fn store_unavailable(peer: &Peer, id: Option<RequestId>, problem: &StoreError) {
+    tracing::warn!(%problem, "store read failed");
+    let message = "the server could not read its game store; try again later";
+    error(peer, id, ErrorCode::StoreUnavailable, message);
 }

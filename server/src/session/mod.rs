@@ -7,7 +7,7 @@
 mod handler;
 mod registry;
 
-pub(crate) use self::handler::{Bye, Handler, Step, expire_after_grace};
 #[cfg(test)]
-pub(crate) use self::handler::{Route, Waiting};
+pub(crate) use self::handler::Route;
+pub(crate) use self::handler::{Bye, Handler, Step, StoreRead, expire_after_grace};
 pub(crate) use self::registry::Sessions;
