@@ -280,9 +280,9 @@ function onWelcome(msg) {
   draw();
 }
 
-/** The header's "playing as NAME". */
+/** The header's "you are NAME" (a player or a spectator alike). */
 function showName() {
-  $("who").replaceChildren(h("span", { class: "wide" }, "playing as "), localStorage.getItem(NAME_KEY));
+  $("who").replaceChildren(h("span", { class: "wide" }, "you are "), localStorage.getItem(NAME_KEY));
 }
 
 /** The header's rename form, open or closed. */

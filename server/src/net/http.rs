@@ -46,7 +46,10 @@ struct Asset {
     /// Whether a browser may show it as a page of its own (HTML, SVG): it then carries the
     /// content security and referrer policies.
     document: bool,
-    /// The file as is, with its ETag.
+    /// The file as served: scripts and styles without their comment lines and indentation
+    /// (see [`without_comments`]), the rest as is.
+    served: OnceLock<Bytes>,
+    /// The file as served, uncompressed, with its ETag.
     identity: OnceLock<Encoded>,
     /// Made once, not per request: compressing costs far more than serving. `None` if
     /// the compressor failed, and the file is then served as is.
@@ -66,6 +69,7 @@ impl Asset {
             content_type,
             body,
             document,
+            served: OnceLock::new(),
             identity: OnceLock::new(),
             gzip: OnceLock::new(),
             brotli: OnceLock::new(),
@@ -89,11 +93,11 @@ impl Asset {
             Coding::Identity => None,
             Coding::Gzip => self
                 .gzip
-                .get_or_init(|| gzip(self.body).map(|b| Encoded::new(b, coding)))
+                .get_or_init(|| gzip(self.served()).map(|b| Encoded::new(b, coding)))
                 .as_ref(),
             Coding::Brotli => self
                 .brotli
-                .get_or_init(|| brotli(self.body).map(|b| Encoded::new(b, coding)))
+                .get_or_init(|| brotli(self.served()).map(|b| Encoded::new(b, coding)))
                 .as_ref(),
         };
         match compressed {
@@ -101,9 +105,22 @@ impl Asset {
             None => (
                 Coding::Identity,
                 self.identity
-                    .get_or_init(|| Encoded::new(Bytes::from_static(self.body), Coding::Identity)),
+                    .get_or_init(|| Encoded::new(self.served().clone(), Coding::Identity)),
             ),
         }
+    }
+
+    /// The file as served, made once.
+    fn served(&self) -> &Bytes {
+        self.served.get_or_init(|| {
+            if self.content_type.starts_with("text/javascript")
+                || self.content_type.starts_with("text/css")
+            {
+                Bytes::from(without_comments(self.body))
+            } else {
+                Bytes::from_static(self.body)
+            }
+        })
     }
 }
 
@@ -153,6 +170,30 @@ impl Encoded {
             HeaderValue::from_str(&tag).unwrap_or_else(|_| HeaderValue::from_static("\"unknown\""));
         Encoded { body, etag }
     }
+}
+
+/// A script or style sheet without its comments, indentation and blank lines: they are
+/// for the people who read the source, and are a tenth of a first load's bytes. The web
+/// files start every comment on a line of its own (`//`, or `/*` through a line that ends
+/// with `*/`) and keep no string over two lines, which a test checks, so that nothing but
+/// comments and layout changes.
+fn without_comments(file: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(file.len());
+    let mut in_comment = false;
+    for line in file.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        in_comment |= line.starts_with(b"/*");
+        if in_comment {
+            in_comment = !line.ends_with(b"*/");
+            continue;
+        }
+        if line.is_empty() || line.starts_with(b"//") {
+            continue;
+        }
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out
 }
 
 /// `body` compressed with gzip at its best ratio.
@@ -633,6 +674,43 @@ fn etag_matches(if_none_match: &[u8], etag: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`without_comments`] relies on, checked in every script and style sheet: each
+    /// comment starts a line and a block comment ends one, and no line has an odd number
+    /// of backticks (a template literal over two lines, whose indentation is its text).
+    #[test]
+    fn the_web_files_keep_comments_on_lines_of_their_own() {
+        for asset in &ASSETS {
+            if asset.content_type.starts_with("text/html") || asset.path.ends_with(".svg") {
+                continue;
+            }
+            let text = std::str::from_utf8(asset.body).expect("the web files are UTF-8");
+            for (n, line) in text.lines().enumerate() {
+                let at = format!("{}:{}: {line}", asset.path, n + 1);
+                let code = line.trim();
+                if let Some(i) = code.find("/*") {
+                    assert_eq!(i, 0, "a comment after code: {at}");
+                }
+                if let Some(i) = code.find("*/") {
+                    assert_eq!(i + 2, code.len(), "code after a comment: {at}");
+                }
+                assert_eq!(
+                    line.matches('`').count() % 2,
+                    0,
+                    "a string over lines: {at}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn comments_indentation_and_blank_lines_are_left_out() {
+        let file = b"/* a\n * b */\nbody {\n  color: red;\n\n}\n  // c\nlet s = \"x // y\";\n";
+        assert_eq!(
+            without_comments(file),
+            b"body {\ncolor: red;\n}\nlet s = \"x // y\";\n"
+        );
+    }
 
     fn accept(value: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
