@@ -53,6 +53,7 @@ pub mod opening;
 mod position;
 pub mod record;
 pub mod reference;
+pub mod renju;
 mod rules;
 
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};
