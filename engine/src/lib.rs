@@ -63,4 +63,4 @@ pub use ai::{
 };
 pub use book::{Book, BookError};
 pub use position::{GameStatus, MoveError, Position};
-pub use rules::{Cell, Move, ParseMoveError, Player, Rules, RulesError};
+pub use rules::{Cell, Move, ParseMoveError, Player, Rules, RulesError, Variant};

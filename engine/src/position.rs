@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::rules::{Cell, Move, Player, Rules};
+use crate::renju::{self, Foul};
+use crate::rules::{Cell, Move, Player, Rules, Variant};
 
 /// A position of a game under some rules, with its history.
 ///
@@ -55,11 +56,16 @@ pub enum MoveError {
     ColumnFull,
     /// A cell given where the rules want a column, or the reverse.
     WrongKind,
+    /// Renju forbids X this cell.
+    Forbidden(Foul),
 }
 
 impl fmt::Display for MoveError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
+            MoveError::Forbidden(foul) => {
+                return write!(f, "renju forbids X {}", foul.describe());
+            }
             MoveError::GameOver => "the game is over",
             MoveError::OutOfBoard => "that move is outside the board",
             MoveError::Occupied => "that cell is already taken",
@@ -165,8 +171,9 @@ impl Position {
 
     /// The legal moves, empty when the game is over.
     ///
-    /// Without gravity the cells column by column from `a1`; with gravity the columns
-    /// that are not full, from the left.
+    /// Without gravity the cells column by column from `a1` (under renju, not those
+    /// forbidden to X when X is to move); with gravity the columns that are not full,
+    /// from the left.
     pub fn legal_moves(&self) -> Vec<Move> {
         if self.is_over() {
             return Vec::new();
@@ -178,9 +185,15 @@ impl Position {
                 .map(Move::Column)
                 .collect()
         } else {
+            let fouls = if self.rules.variant() == Variant::Renju && self.to_move() == Player::X {
+                renju::fouls(self)
+            } else {
+                Vec::new()
+            };
             (0..width)
                 .flat_map(|col| (0..height).map(move |row| Cell { col, row }))
                 .filter(|&cell| self.get(cell).is_none())
+                .filter(|&cell| !fouls.iter().any(|&(c, _)| c == cell))
                 .map(Move::Cell)
                 .collect()
         }
@@ -196,6 +209,12 @@ impl Position {
                 let index = self.index(cell).ok_or(MoveError::OutOfBoard)?;
                 if self.board[index].is_some() {
                     return Err(MoveError::Occupied);
+                }
+                if self.rules.variant() == Variant::Renju
+                    && self.to_move() == Player::X
+                    && let Some(foul) = renju::foul(self, cell)
+                {
+                    return Err(MoveError::Forbidden(foul));
                 }
                 Ok(cell)
             }
@@ -268,7 +287,7 @@ impl Position {
         for (dc, dr) in DIRECTIONS {
             let back = self.run(cell, player, -dc, -dr);
             let forward = self.run(cell, player, dc, dr);
-            if back + 1 + forward >= k {
+            if self.rules.variant().wins(back + 1 + forward, k, player) {
                 let start = (
                     i32::from(cell.col) - dc * back as i32,
                     i32::from(cell.row) - dr * back as i32,

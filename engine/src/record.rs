@@ -31,7 +31,7 @@
 use std::fmt::{self, Write as _};
 
 use crate::position::{GameStatus, MoveError, Position};
-use crate::rules::{ParseMoveError, Player, Rules, RulesError};
+use crate::rules::{ParseMoveError, Player, Rules, RulesError, Variant};
 
 /// The longest line [`Record`]'s `Display` writes in the move text before wrapping.
 const LINE_WIDTH: usize = 79;
@@ -212,9 +212,10 @@ impl Record {
         }
     }
 
-    /// The `Board`, `K` and `Gravity` tags of `rules`.
+    /// The `Board`, `K` and `Gravity` tags of `rules`, and `Rule` unless freestyle (the
+    /// rule a record without the tag is read under).
     pub fn rules_tags(rules: Rules) -> Vec<(String, String)> {
-        vec![
+        let mut tags = vec![
             (
                 "Board".to_owned(),
                 format!("{}x{}", rules.width(), rules.height()),
@@ -224,7 +225,11 @@ impl Record {
                 "Gravity".to_owned(),
                 if rules.gravity() { "yes" } else { "no" }.to_owned(),
             ),
-        ]
+        ];
+        if rules.variant() != Variant::Freestyle {
+            tags.push(("Rule".to_owned(), rules.variant().as_str().to_owned()));
+        }
+        tags
     }
 
     /// The value of the first tag called `name`.
@@ -422,7 +427,7 @@ fn parse_tag(line: &str) -> Result<(String, String), &'static str> {
     Ok((name.to_owned(), value))
 }
 
-/// The rules the `Board`, `K` and `Gravity` tags give.
+/// The rules the `Board`, `K`, `Gravity` and (if there) `Rule` tags give.
 fn rules_from_tags(tags: &[(String, String)]) -> Result<Rules, RecordError> {
     let get = |tag: &'static str| {
         tags.iter()
@@ -447,7 +452,14 @@ fn rules_from_tags(tags: &[(String, String)]) -> Result<Rules, RecordError> {
         "no" | "false" => false,
         _ => return Err(bad("Gravity", gravity_text)),
     };
-    Rules::new(width, height, k, gravity).map_err(RecordError::Rules)
+    let rules = Rules::new(width, height, k, gravity).map_err(RecordError::Rules)?;
+    match tags.iter().find(|(n, _)| n == "Rule") {
+        None => Ok(rules),
+        Some((_, text)) => {
+            let variant = Variant::parse(text).ok_or_else(|| bad("Rule", text))?;
+            rules.with_variant(variant).map_err(RecordError::Rules)
+        }
+    }
 }
 
 /// A token of the move text.

@@ -2,13 +2,63 @@
 
 use std::fmt;
 
-/// A rule set: board size, stones in a line to win, and gravity.
+/// A rule set: board size, stones in a line to win, gravity, and which lines win.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Rules {
     width: u8,
     height: u8,
     k: u8,
     gravity: bool,
+    variant: Variant,
+}
+
+/// Which lines win, for boards without gravity: gomoku players' rule choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Variant {
+    /// k or more in a row wins.
+    #[default]
+    Freestyle,
+    /// Exactly k in a row wins; a longer line does not.
+    Standard,
+    /// Renju (k = 5): X wins with exactly five and may not make an overline, a double four
+    /// or a double three ([`crate::renju`]); O wins with five or more.
+    Renju,
+}
+
+impl Variant {
+    /// Every variant, in the order they are listed to people.
+    pub const ALL: [Variant; 3] = [Variant::Freestyle, Variant::Standard, Variant::Renju];
+
+    /// The variant's name in records and on the wire: `freestyle`, `standard`, `renju`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Freestyle => "freestyle",
+            Variant::Standard => "standard",
+            Variant::Renju => "renju",
+        }
+    }
+
+    /// The variant named `name` (any case, surrounding spaces ignored).
+    pub fn parse(name: &str) -> Option<Variant> {
+        let name = name.trim();
+        Variant::ALL
+            .into_iter()
+            .find(|v| v.as_str().eq_ignore_ascii_case(name))
+    }
+
+    /// Whether a line of `run` stones of `player`'s wins under these rules with `k` to win.
+    pub fn wins(self, run: usize, k: usize, player: Player) -> bool {
+        match (self, player) {
+            (Variant::Freestyle, _) | (Variant::Renju, Player::O) => run >= k,
+            (Variant::Standard, _) | (Variant::Renju, Player::X) => run == k,
+        }
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Why a rule set was rejected: the field and its allowed range.
@@ -31,6 +81,12 @@ pub enum RulesError {
         /// The largest allowed k for this board.
         max: u32,
     },
+    /// A variant these rules cannot have: any but freestyle with gravity, renju with a k
+    /// other than 5.
+    Variant {
+        /// The variant asked for.
+        variant: Variant,
+    },
 }
 
 impl fmt::Display for RulesError {
@@ -48,6 +104,12 @@ impl fmt::Display for RulesError {
             ),
             RulesError::K { value, max } => {
                 write!(f, "k must be between 1 and {max} (got {value})")
+            }
+            RulesError::Variant {
+                variant: Variant::Renju,
+            } => f.write_str("renju is played without gravity, five in a row"),
+            RulesError::Variant { variant } => {
+                write!(f, "the {variant} rule is for boards without gravity")
             }
         }
     }
@@ -105,7 +167,36 @@ impl Rules {
             height: height as u8,
             k: k as u8,
             gravity,
+            variant: Variant::Freestyle,
         })
+    }
+
+    /// These rules under `variant`.
+    ///
+    /// # Errors
+    /// [`RulesError::Variant`] for a variant other than freestyle with gravity, and for
+    /// renju with a k other than 5.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use inarow_engine::{Rules, RulesError, Variant};
+    ///
+    /// let renju = Rules::gomoku().with_variant(Variant::Renju)?;
+    /// assert_eq!(renju.variant(), Variant::Renju);
+    /// assert!(Rules::connect4().with_variant(Variant::Standard).is_err());
+    /// # Ok::<(), RulesError>(())
+    /// ```
+    pub fn with_variant(self, variant: Variant) -> Result<Rules, RulesError> {
+        let fits = match variant {
+            Variant::Freestyle => true,
+            Variant::Standard => !self.gravity,
+            Variant::Renju => !self.gravity && self.k == 5,
+        };
+        if !fits {
+            return Err(RulesError::Variant { variant });
+        }
+        Ok(Rules { variant, ..self })
     }
 
     /// 3×3, three in a row.
@@ -115,6 +206,7 @@ impl Rules {
             height: 3,
             k: 3,
             gravity: false,
+            variant: Variant::Freestyle,
         }
     }
 
@@ -125,6 +217,7 @@ impl Rules {
             height: 6,
             k: 4,
             gravity: true,
+            variant: Variant::Freestyle,
         }
     }
 
@@ -135,6 +228,7 @@ impl Rules {
             height: 15,
             k: 5,
             gravity: false,
+            variant: Variant::Freestyle,
         }
     }
 
@@ -185,6 +279,11 @@ impl Rules {
     /// Whether stones fall to the lowest empty cell of a column.
     pub fn gravity(&self) -> bool {
         self.gravity
+    }
+
+    /// Which lines win.
+    pub fn variant(&self) -> Variant {
+        self.variant
     }
 
     /// Number of cells on the board.
