@@ -55,6 +55,7 @@ pub mod record;
 pub mod reference;
 pub mod renju;
 mod rules;
+pub mod swap;
 
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};
 #[doc(hidden)]
