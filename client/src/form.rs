@@ -204,6 +204,8 @@ impl CreateForm {
             },
             private: self.private,
             hints: self.hints,
+            time_control: None,
+            takebacks: None,
         })
     }
 }

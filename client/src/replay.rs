@@ -135,6 +135,10 @@ impl Replay {
             last_game: Some(summary.game),
             chat: Vec::new(),
             hints: false,
+            time_control: summary.time_control,
+            takebacks: false,
+            clock: None,
+            offer: None,
         };
         let mut position = Position::new(rules);
         let mut boards = vec![snapshot.clone()];

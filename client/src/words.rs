@@ -189,10 +189,13 @@ pub fn status_phrase(status: &GameStatus) -> String {
     match status {
         GameStatus::Waiting => "waiting".to_owned(),
         GameStatus::Playing { turn } => format!("{turn} to move"),
-        GameStatus::Won { winner, .. } | GameStatus::Resigned { winner } => {
+        GameStatus::Won { winner, .. }
+        | GameStatus::Resigned { winner }
+        | GameStatus::Timeout { winner } => {
             format!("{winner} won")
         }
-        GameStatus::Drawn => "drawn".to_owned(),
+        GameStatus::Drawn | GameStatus::Agreed => "drawn".to_owned(),
+        GameStatus::Aborted => "aborted".to_owned(),
     }
 }
 
@@ -202,8 +205,11 @@ pub fn status_token(status: &GameStatus) -> String {
     match status {
         GameStatus::Waiting => "waiting".to_owned(),
         GameStatus::Playing { turn } => format!("turn-{turn}"),
-        GameStatus::Won { winner, .. } | GameStatus::Resigned { winner } => format!("won-{winner}"),
-        GameStatus::Drawn => "drawn".to_owned(),
+        GameStatus::Won { winner, .. }
+        | GameStatus::Resigned { winner }
+        | GameStatus::Timeout { winner } => format!("won-{winner}"),
+        GameStatus::Drawn | GameStatus::Agreed => "drawn".to_owned(),
+        GameStatus::Aborted => "aborted".to_owned(),
     }
 }
 
@@ -217,7 +223,10 @@ pub fn status_text(room: &RoomSnapshot, mine: Option<Mark>) -> String {
         GameStatus::Playing { turn } => format!("status: turn {turn}"),
         GameStatus::Won { winner, line } => format!("status: won {winner} line {}", line.join(",")),
         GameStatus::Resigned { winner } => format!("status: won {winner} by resignation"),
+        GameStatus::Timeout { winner } => format!("status: won {winner} on time"),
         GameStatus::Drawn => "status: drawn".to_owned(),
+        GameStatus::Agreed => "status: drawn by agreement".to_owned(),
+        GameStatus::Aborted => "status: aborted".to_owned(),
     }
 }
 
@@ -248,7 +257,10 @@ pub fn status_sentence(room: &RoomSnapshot, mine: Option<Mark>) -> String {
         }
         GameStatus::Won { winner, .. } => outcome(*winner, mine, "wins"),
         GameStatus::Resigned { winner } => outcome(*winner, mine, "wins by resignation"),
+        GameStatus::Timeout { winner } => outcome(*winner, mine, "wins on time"),
         GameStatus::Drawn => "Draw. Press r for a rematch".to_owned(),
+        GameStatus::Agreed => "Draw agreed. Press r for a rematch".to_owned(),
+        GameStatus::Aborted => "Game aborted: no result. Press r for a new game".to_owned(),
     }
 }
 

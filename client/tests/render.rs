@@ -65,6 +65,10 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         spectators: Vec::new(),
         last_game: None,
         chat: Vec::new(),
+        time_control: None,
+        takebacks: false,
+        clock: None,
+        offer: None,
     }
 }
 

@@ -150,6 +150,8 @@ async fn bad_request() -> Vec<ErrorCode> {
         seats: plan(SeatRequest::Me, SeatRequest::Me),
         private: false,
         hints: false,
+        time_control: None,
+        takebacks: None,
     };
     seen.push(c.expect_refused(both, ErrorCode::BadRequest).await.code);
     still_usable(&mut c).await;
@@ -241,6 +243,8 @@ async fn invalid_rules() -> Vec<ErrorCode> {
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: false,
             hints: false,
+            time_control: None,
+            takebacks: None,
         };
         let reply = c.expect_refused(create, ErrorCode::InvalidRules).await;
         if let RulesSpec::Preset(_) = rules {
@@ -773,6 +777,8 @@ async fn too_many_rooms() -> Vec<ErrorCode> {
         seats: plan(SeatRequest::Me, SeatRequest::Open),
         private: true,
         hints: false,
+        time_control: None,
+        takebacks: None,
     };
     // The session's own cap, then the server's: each message says which.
     let mine = c

@@ -253,6 +253,8 @@ async fn a_private_room_is_unlisted_and_joined_by_its_code() {
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: true,
             hints: false,
+            time_control: None,
+            takebacks: None,
         })
         .await;
     assert_eq!(private.name, "Friday night");

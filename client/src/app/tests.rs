@@ -553,6 +553,8 @@ fn the_create_form_builds_create_room() {
             },
             private: true,
             hints: false,
+            time_control: None,
+            takebacks: None,
         }]
     );
 }

@@ -39,7 +39,9 @@ fn create_parses_seats_levels_and_rules() {
                 }
             },
             private: false,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         })
     );
     assert_eq!(
@@ -57,7 +59,9 @@ fn create_parses_seats_levels_and_rules() {
                 o: SeatRequest::Me
             },
             private: true,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         })
     );
     assert_eq!(
@@ -70,7 +74,9 @@ fn create_parses_seats_levels_and_rules() {
                 o: SeatRequest::Me
             },
             private: false,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         })
     );
     assert!(parse_create(&[]).is_err());

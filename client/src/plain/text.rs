@@ -4,6 +4,7 @@
 
 use inarow_protocol::{
     ClientMessage, Level, Mark, RoomSnapshot, RoomSummary, SeatPlan, SeatRequest, SessionId,
+    TIME_CONTROL_PRESETS, TimeControl, TimeControlSpec,
 };
 
 use crate::board;
@@ -38,10 +39,14 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
     let mut args = args.iter();
     let rules = parse_rules(
         args.next()
-            .ok_or("usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints]")?,
+            .ok_or(
+                "usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints] \
+                 [--clock TC] [--takebacks on|off]",
+            )?,
     )?;
     let (mut ai, mut me, mut level, mut private) = (None, None, Level::Perfect, false);
     let mut hints = false;
+    let (mut time_control, mut takebacks) = (None, None);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
         match *flag {
@@ -50,6 +55,14 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
             "--level" => level = parse_level(value()?)?,
             "--private" => private = true,
             "--hints" => hints = true,
+            "--clock" => time_control = Some(parse_time_control(value()?)?),
+            "--takebacks" => {
+                takebacks = Some(match *value()? {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(format!("--takebacks is on or off, not {other:?}")),
+                });
+            }
             other => return Err(format!("unknown option {other:?} for create")),
         }
     }
@@ -75,7 +88,44 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
         },
         private,
         hints,
+        time_control,
+        takebacks,
     })
+}
+
+/// A time control as `--clock` takes it: `none`, a preset such as `3+2`, any
+/// `MINUTES+SECONDS` pair, `30s` (a fixed time per move) or `2d` (correspondence days
+/// per move). The server checks the ranges.
+pub fn parse_time_control(text: &str) -> Result<TimeControlSpec, String> {
+    let bad = || {
+        format!(
+            "unknown clock {text:?}: none, MINUTES+SECONDS (3+2), SECONDSs per move (30s) or \
+             DAYSd per move (2d)"
+        )
+    };
+    if text == "none" || TIME_CONTROL_PRESETS.contains(&text) {
+        return Ok(TimeControlSpec::Preset(text.to_owned()));
+    }
+    if let Some((minutes, seconds)) = text.split_once('+') {
+        let base: f64 = minutes.parse().map_err(|_| bad())?;
+        let increment: f64 = seconds.parse().map_err(|_| bad())?;
+        if !(base.is_finite() && increment.is_finite() && base >= 0.0 && increment >= 0.0) {
+            return Err(bad());
+        }
+        return Ok(TimeControlSpec::Custom(TimeControl::Fischer {
+            base_ms: (base * 60_000.0).round() as u64,
+            increment_ms: (increment * 1_000.0).round() as u64,
+        }));
+    }
+    if let Some(seconds) = text.strip_suffix('s') {
+        let ms = seconds.parse::<u64>().map_err(|_| bad())?.saturating_mul(1_000);
+        return Ok(TimeControlSpec::Custom(TimeControl::PerMove { ms }));
+    }
+    if let Some(days) = text.strip_suffix('d') {
+        let days = days.parse::<u64>().map_err(|_| bad())?;
+        return Ok(TimeControlSpec::Custom(TimeControl::Correspondence { days }));
+    }
+    Err(bad())
 }
 
 /// An analysis as text: a header, then one `hint MOVE: VALUE` line per legal move, best

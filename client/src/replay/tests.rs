@@ -19,6 +19,7 @@ pub(crate) fn record(rules: Rules, moves: &[(&str, u64)], result: GameStatus) ->
             cell: (*mv).to_owned(),
             by: if i % 2 == 0 { Mark::X } else { Mark::O },
             ms: *ms,
+            clock_ms: None,
         })
         .collect();
     GameRecord {
@@ -39,6 +40,7 @@ pub(crate) fn record(rules: Rules, moves: &[(&str, u64)], result: GameStatus) ->
             ply: played.len() as u32,
             started_at: 1_795_450_900_000,
             ended_at: 1_795_450_912_000,
+            time_control: None,
         },
         moves: played,
         text: String::new(),

@@ -95,6 +95,10 @@ pub(crate) struct AiJob {
     pub(crate) position: Position,
     /// Time budget of the search when the pool is idle; less when seats queue.
     pub(crate) move_time: Duration,
+    /// When the answer must be back whatever the queue (an AI seat on a clock): past it
+    /// the job answers with what it has, the probe's move or none (the room then plays
+    /// the first legal move rather than lose on time).
+    pub(crate) deadline: Option<Instant>,
     /// Wait before searching (AI against AI, so that people can follow the game).
     pub(crate) pace: Duration,
     /// Set by the room to stop the search early; the search polls it.
@@ -201,10 +205,18 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         ai,
         position,
         move_time,
+        deadline: hard_deadline,
         pace,
         cancel,
         ..
     } = job;
+    // Waits for `ready`, unless the job's deadline comes first: then `None`.
+    async fn before<T>(deadline: Option<Instant>, ready: impl Future<Output = T>) -> Option<T> {
+        match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, ready).await.ok(),
+            None => Some(ready.await),
+        }
+    }
     if !pace.is_zero() {
         tokio::time::sleep(pace).await;
     }
@@ -213,7 +225,9 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     }
     let probe = {
         let mut pass = shared.probes.enter((priority, position.rules().cells()));
-        pass.ready().await;
+        if before(hard_deadline, pass.ready()).await.is_none() {
+            return Ok((Some(ai), None));
+        }
         let (position, cancel) = (position.clone(), cancel.clone());
         tokio::task::spawn_blocking(move || {
             run_idle();
@@ -243,7 +257,10 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
 
     let queued = metrics::ai_job_queued();
     let mut pass = shared.searches.enter((priority, room));
-    pass.ready().await;
+    if before(hard_deadline, pass.ready()).await.is_none() {
+        // Out of time while queued: the probe's move stands.
+        return Ok((Some(ai), Some(analysis)));
+    }
     drop(queued);
     if cancel.load(Ordering::Relaxed) {
         return Ok((Some(ai), None));
@@ -270,7 +287,10 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         (ai, analysis)
     });
     let searched = loop {
-        let deadline = started + shared.share(move_time, *load.borrow_and_update());
+        let mut deadline = started + shared.share(move_time, *load.borrow_and_update());
+        if let Some(hard) = hard_deadline {
+            deadline = deadline.min(hard);
+        }
         tokio::select! {
             searched = &mut search => break searched,
             () = tokio::time::sleep_until(deadline) => {

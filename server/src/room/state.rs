@@ -184,6 +184,9 @@ impl Room {
         request: Request,
     ) -> Result<(), Refusal> {
         let session = member.session;
+        // A clock that ran out before the request arrived ends the game first: a move
+        // that comes after the flag fell is too late.
+        self.tick();
         let game = self.table.game();
         let roster = matches!(request, Request::Join { .. } | Request::Leave);
         // Whoever enters (or catches up) is sent the room's recent chat with its snapshot.
@@ -233,6 +236,7 @@ impl Room {
     /// A session resumed on a new connection: true if it still has a place here (and
     /// was sent a snapshot).
     pub(super) fn resume(&mut self, member: &Member) -> bool {
+        self.tick();
         let session = member.session;
         let outcome = self.table.resume(member.arrival());
         self.audience.sync(&self.table, Some(member));
@@ -247,6 +251,7 @@ impl Room {
 
     /// Connection `attachment` of `session` ended.
     pub(super) fn detach(&mut self, session: SessionId, attachment: Attachment) {
+        self.tick();
         if self.table.detach(session, attachment) {
             self.audience.sync(&self.table, None);
             self.after_change(None);
@@ -256,12 +261,32 @@ impl Room {
 
     /// `session`'s grace period ran out.
     pub(super) fn expire(&mut self, session: SessionId) {
+        self.tick();
         if self.table.expire(session) {
             self.audience.sync(&self.table, None);
             tracing::debug!(%session, "held seat released");
             self.after_change(None);
             self.settle_analysis();
         }
+    }
+
+    /// Hands the table the time now; if a clock has run out, the game ends on time and
+    /// everybody is told.
+    fn tick(&mut self) {
+        if self.table.tick(std::time::Instant::now()) {
+            self.after_change(None);
+            self.settle_analysis();
+        }
+    }
+
+    /// When the room's task must wake to end the game on time, if a clock runs.
+    pub(super) fn clock_deadline(&self) -> Option<Instant> {
+        self.table.clock_deadline().map(Instant::from_std)
+    }
+
+    /// The room's task woke at the clock's deadline.
+    fn clock_due(&mut self) {
+        self.tick();
     }
 
     /// Members whose connection could not take an event: their seats are held, their
@@ -289,7 +314,12 @@ impl Room {
             self.table.set_last_game(kept);
         }
         self.broadcast(requester, entered);
-        self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
+        if self.table.take_rewound() {
+            // A takeback: the moves taken back were appended already; save it whole.
+            self.checkpoint(|t| Some(LiveWrite::Saved(Box::new(t.save()))));
+        } else {
+            self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
+        }
     }
 
     /// Hands the store what `write` makes of the table, when the store keeps live rooms
@@ -352,6 +382,11 @@ impl Room {
             metrics::game_started();
         }
         let result = self.table.game_over()?;
+        if result == StatusView::Aborted {
+            // No result, and not kept in the history.
+            tracing::info!(game = self.table.game(), result = ending(result), "game over");
+            return None;
+        }
         let store = &self.context.store;
         let id = store.next_game_id();
         tracing::info!(game = self.table.game(), kept_as = %id, result = ending(result), "game over");
@@ -412,14 +447,20 @@ impl Room {
         let Some(start) = start else { return };
         let config = &self.context.config;
         let cancel = Arc::new(AtomicBool::new(false));
+        // On a clock the AI's budget comes from its clock, and the answer must be back
+        // by its end whatever the pool's queue; its free first move, and rooms without a
+        // clock, take the configured time.
+        let clocked = self.table.ai_budget(start.mark);
         let job = AiJob {
             job_id: start.job,
             room: self.table.id().clone(),
             priority: Priority::Seat,
             ai: start.ai,
             position: start.position,
-            move_time: config.ai_move_time,
-            pace: if start.paced {
+            move_time: clocked.unwrap_or(config.ai_move_time),
+            deadline: clocked.map(|budget| Instant::now() + budget),
+            // Pacing would spend the clock's time.
+            pace: if start.paced && self.table.time_control().is_none() {
                 config.ai_pace
             } else {
                 Duration::ZERO
@@ -448,7 +489,9 @@ impl Room {
             self.settle_analysis();
             return;
         }
-        let answer = self.table.ai_answered(done.job_id, done.ai, done.mv);
+        self.tick();
+        let proven = done.analysis.as_ref().map(draw_or_worse);
+        let answer = self.table.ai_answered(done.job_id, done.ai, done.mv, proven);
         self.forget_stale_ai();
         match answer {
             AiAnswer::Stale => {}
@@ -485,6 +528,7 @@ impl Room {
             ai: start.ai,
             position: start.position,
             move_time: self.context.config.ai_move_time,
+            deadline: None,
             pace: Duration::ZERO,
             cancel: cancel.clone(),
         };
@@ -509,6 +553,22 @@ impl Room {
             self.after_change(None);
         }
     }
+}
+
+/// Whether an AI's search proved its chosen move a draw or a loss for it: then it accepts
+/// a draw offered in the position after it.
+fn draw_or_worse(analysis: &inarow_engine::Analysis) -> bool {
+    analysis.proven
+        && analysis
+            .moves
+            .iter()
+            .find(|m| Some(m.mv) == analysis.best)
+            .is_some_and(|m| {
+                matches!(
+                    m.value,
+                    inarow_engine::Value::Draw | inarow_engine::Value::Loss(_)
+                )
+            })
 }
 
 /// The wall-clock time in milliseconds since the Unix epoch, for game records (a clock
@@ -582,12 +642,17 @@ pub(super) async fn run(shared: Arc<Shared>) {
         let changed = shared.changed.notified();
         tokio::pin!(changed);
         changed.as_mut().enable();
-        let Some(deadline) = shared.with_room(|room| room.closing_at()) else {
+        let Some((deadline, flag_at)) =
+            shared.with_room(|room| (room.closing_at(), room.clock_deadline()))
+        else {
             break "failed";
         };
         tokio::select! {
             () = &mut stopping => break SHUTTING_DOWN,
             () = changed => {}
+            () = sleep_until_some(flag_at) => {
+                shared.with_room(Room::clock_due);
+            }
             () = sleep_until_some(deadline) => {
                 // Someone may have come in since the deadline was read.
                 let now = Instant::now();
@@ -622,7 +687,11 @@ fn ending(status: StatusView) -> &'static str {
         StatusView::Won { winner: Mark::O } => "O won",
         StatusView::Resigned { winner: Mark::X } => "X won, O resigned",
         StatusView::Resigned { winner: Mark::O } => "O won, X resigned",
+        StatusView::Timeout { winner: Mark::X } => "X won on time",
+        StatusView::Timeout { winner: Mark::O } => "O won on time",
         StatusView::Drawn => "drawn",
+        StatusView::Agreed => "drawn by agreement",
+        StatusView::Aborted => "aborted",
         // Not an ending; `game_over` reports only endings.
         StatusView::Waiting | StatusView::Playing { .. } => "unfinished",
     }

@@ -29,6 +29,8 @@ fn table(creator: &Arrival, x: SeatRequest, o: SeatRequest) -> Table {
         seats: SeatPlan { x, o },
         private: false,
         hints: false,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     Table::new(RoomId::from("room"), spec, creator.clone(), 500)
 }
@@ -426,7 +428,7 @@ fn an_ai_seat_asks_for_a_move_on_its_turn_only() {
 
     let mv = job.position.legal_moves()[0];
     assert_eq!(
-        t.ai_answered(job.job, Some(job.ai), Some(mv)),
+        t.ai_answered(job.job, Some(job.ai), Some(mv), None),
         AiAnswer::Played
     );
     assert_eq!(t.pending_ai(), None);
@@ -446,7 +448,7 @@ fn a_stale_ai_answer_is_ignored_but_its_player_comes_home() {
     assert_eq!(t.pending_ai(), None);
     let mv = first.position.legal_moves()[0];
     assert_eq!(
-        t.ai_answered(first.job, Some(first.ai), Some(mv)),
+        t.ai_answered(first.job, Some(first.ai), Some(mv), None),
         AiAnswer::Stale
     );
     assert_eq!(t.snapshot().ply, 1, "the stale move was not played");
@@ -465,7 +467,7 @@ fn an_illegal_ai_answer_is_replaced_by_a_legal_move() {
     let job = t.reconcile_ai().expect("the AI is to move");
     let taken = Rules::tictactoe().parse_move("b2").expect("parses");
     assert_eq!(
-        t.ai_answered(job.job, None, Some(taken)),
+        t.ai_answered(job.job, None, Some(taken), None),
         AiAnswer::Substituted(Some(taken))
     );
     assert_eq!(t.snapshot().ply, 2);
@@ -493,7 +495,7 @@ fn replacing_an_ai_seat_abandons_its_job() {
     assert_eq!(t.pending_ai(), None);
     let again = t.reconcile_ai().expect("the new AI opens");
     assert_ne!(again.job, job.job);
-    assert_eq!(t.ai_answered(JobId(job.job.0), None, None), AiAnswer::Stale);
+    assert_eq!(t.ai_answered(JobId(job.job.0), None, None, None), AiAnswer::Stale);
     assert_eq!(t.pending_ai(), Some(again.job));
 }
 
@@ -586,6 +588,8 @@ fn an_ai_seat_is_recorded_by_level_and_a_private_room_without_its_id() {
         },
         private: true,
         hints: false,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let mut t = Table::new(RoomId::from("code"), spec, ann.clone(), 500);
     t.note_time(7);
@@ -735,7 +739,7 @@ fn a_restored_ai_seat_thinks_again() {
     assert_eq!(again.position.ply(), 1);
     let mv = again.position.legal_moves()[0];
     assert_eq!(
-        r.ai_answered(again.job, Some(again.ai), Some(mv)),
+        r.ai_answered(again.job, Some(again.ai), Some(mv), None),
         AiAnswer::Played
     );
     // The old server's job means nothing here.
@@ -824,6 +828,8 @@ fn a_room_with_hints_keeps_them_across_a_restart() {
         },
         private: false,
         hints: true,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let t = Table::new(RoomId::from("room"), spec, ann, 500);
     assert!(restart(&t).hints(), "hints survive the restart");
@@ -895,6 +901,8 @@ proptest::proptest! {
             seats: SeatPlan { x: SeatRequest::Me, o: SeatRequest::Open },
             private: false,
             hints: false,
+            time_control: inarow_protocol::TimeControl::None,
+            takebacks: true,
         };
         let mut t = Table::new(RoomId::from("room"), spec, people[0].clone(), 500);
         sit(&mut t, &people[1], SeatChoice::O).expect("bob sits");
