@@ -57,7 +57,7 @@ fn time_control(spec: Option<TimeControlSpec>) -> Result<TimeControl, Refusal> {
         None => TimeControl::None,
         Some(TimeControlSpec::Preset(name)) => TimeControl::preset(&name).ok_or_else(|| {
             refuse(format!(
-                "unknown time control preset {name:?}: use \"none\", {} or an object",
+                "time_control: unknown preset {name:?}: use \"none\", {} or an object",
                 TIME_CONTROL_PRESETS
                     .map(|p| format!("\"{p}\""))
                     .join(", ")
