@@ -211,10 +211,10 @@ pub(super) fn player_record(conn: &Connection, name: &str) -> rusqlite::Result<P
     let mut statement = conn.prepare(
         "SELECT MIN(opp_name), opp_ai, SUM(w), SUM(d), SUM(l), COUNT(*) AS n FROM ( \
            SELECT o_name AS opp_name, o_ai AS opp_ai, winner IS 'X' AS w, \
-                  result = 'drawn' AS d, winner IS 'O' AS l \
+                  result IN ('drawn', 'agreed') AS d, winner IS 'O' AS l \
              FROM games WHERE x_name = ?1 \
            UNION ALL \
-           SELECT x_name, x_ai, winner IS 'O', result = 'drawn', winner IS 'X' \
+           SELECT x_name, x_ai, winner IS 'O', result IN ('drawn', 'agreed'), winner IS 'X' \
              FROM games WHERE o_name = ?1) \
          GROUP BY CASE WHEN opp_ai IS NULL THEN opp_name END, opp_ai \
          ORDER BY n DESC, opp_ai IS NOT NULL, MIN(opp_name), opp_ai",
