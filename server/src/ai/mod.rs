@@ -48,6 +48,11 @@ pub(crate) const PROBE_NODES: u64 = 2_000;
 /// benchmark's AI rooms.)
 const PROBE_TABLE_BYTES: usize = (2 * PROBE_NODES as usize).next_power_of_two() * 16;
 
+/// How long a search on a clock is waited for once its time is up, before the probe's
+/// move is played without it: a cancelled search answers within a poll of its flag, a
+/// fraction of a millisecond, unless its idle-class thread gets no CPU.
+const CLOCKED_GRACE: Duration = Duration::from_millis(20);
+
 /// The least time a queued search is given however many seats wait: below it a search
 /// on a big board would play little better than the heuristic alone.
 pub(crate) const MIN_SHARE: Duration = Duration::from_millis(10);
@@ -228,15 +233,15 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         if before(hard_deadline, pass.ready()).await.is_none() {
             return Ok((Some(ai), None));
         }
-        let (position, cancel) = (position.clone(), cancel.clone());
-        tokio::task::spawn_blocking(move || {
+        let (position, stop) = (position.clone(), cancel.clone());
+        let probing = tokio::task::spawn_blocking(move || {
             run_idle();
             let mut ai = ai;
             ai.set_table_bytes(PROBE_TABLE_BYTES);
             let limits = Limits {
                 time: Some(move_time),
                 nodes: Some(PROBE_NODES),
-                cancel: Some(cancel),
+                cancel: Some(stop),
             };
             let analysis = evaluate(&mut ai, priority, &position, &limits);
             // Every AI seat keeps its `Ai` for the life of the room, but only a few
@@ -247,8 +252,20 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
             ai.release_memory();
             let settled = analysis.nodes < PROBE_NODES;
             (ai, analysis, settled)
-        })
-        .await?
+        });
+        match hard_deadline {
+            // An idle-class thread may get no CPU at all on a busy machine: on a clock
+            // the answer cannot wait for it. No move then; the room plays the first
+            // legal one, and the player starts afresh next move.
+            Some(deadline) => match tokio::time::timeout_at(deadline, probing).await {
+                Ok(probe) => probe?,
+                Err(_) => {
+                    cancel.store(true, Ordering::Relaxed);
+                    return Ok((None, None));
+                }
+            },
+            None => probing.await?,
+        }
     };
     let (ai, analysis, settled) = probe;
     if settled || cancel.load(Ordering::Relaxed) {
@@ -266,6 +283,8 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         return Ok((Some(ai), None));
     }
     let started = Instant::now();
+    // What stands if a search on a clock cannot answer in time.
+    let fallback = hard_deadline.map(|_| analysis.clone());
     let mut load = shared.searches.load();
     let stop = cancel.clone();
     let mut search = tokio::task::spawn_blocking(move || {
@@ -294,8 +313,16 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         tokio::select! {
             searched = &mut search => break searched,
             () = tokio::time::sleep_until(deadline) => {
-                // The engine answers its best move so far; wait for it.
+                // The engine answers its best move so far; wait for it (on a clock, only
+                // a moment: its thread may be starved, and the probe's move stands).
                 cancel.store(true, Ordering::Relaxed);
+                if hard_deadline.is_some() {
+                    let grace = Instant::now() + CLOCKED_GRACE;
+                    match tokio::time::timeout_at(grace, &mut search).await {
+                        Ok(searched) => break searched,
+                        Err(_) => return Ok((None, fallback)),
+                    }
+                }
                 break search.await;
             }
             changed = load.changed() => {
