@@ -15,15 +15,22 @@ pub const HELP: &str = "\
 commands:
   rooms                          list the public rooms
   create RULES [--ai X|O] [--level easy|medium|perfect] [--as X|O] [--private] [--hints]
+         [--clock TC] [--takebacks on|off]
                                  create a room; RULES: tictactoe, connect4, gomoku, or WxHkK[g]
                                  (e.g. 5x5k4, 8x7k4g); without --ai the other seat is open;
-                                 --hints lets the players use hint during the game
+                                 --hints lets the players use hint during the game;
+                                 --clock times it: 1+0, 3+2, 5+3, 10+5, 15+10 or any M+S,
+                                 30s (a move), 2d (correspondence), none (the default)
   join CODE [X|O|any]            take a seat (any: the first free one, else watch)
   watch ROOM                     watch a room
   play MOVE                      place a stone: a cell like b2, or a column like d (gravity)
   chat TEXT                      say something in the room
   ai X|O [LEVEL|none]            seat an AI in an empty seat (none empties an AI seat)
   rematch | resign | leave       the current room
+  clock                          both clocks of a timed game, as of now (* runs)
+  takeback [yes|no]              ask to take back your last move (against an AI, the last
+                                 pair), or answer the other player's request
+  draw [yes|no]                  offer a draw, or answer the other player's offer
   board                          print the current room again
   hint                           the value of every legal move here (win/loss in N plies,
                                  draw, or an estimate); players need a room created with
@@ -176,6 +183,12 @@ pub fn snapshot_lines(room: &RoomSnapshot, me: Option<SessionId>) -> Vec<String>
     }
     if let Some(kept) = words::kept_game(room) {
         lines.push(kept);
+    }
+    if let Some(clock) = words::clock_line(room, std::time::Duration::ZERO) {
+        lines.push(clock);
+    }
+    if let Some(offer) = words::offer_text(room, mine, false) {
+        lines.push(offer);
     }
     lines.push(words::status_text(room, mine));
     lines
