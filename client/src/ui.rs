@@ -312,7 +312,10 @@ fn seat_line(
                 style = style.fg(Color::Red);
             }
         }
-        spans.push(Span::styled(format!("{:>6}", words::clock_text(left)), style));
+        spans.push(Span::styled(
+            format!("{:>6}", words::clock_text(left)),
+            style,
+        ));
         spans.push(Span::raw(" "));
     }
     match words.who {

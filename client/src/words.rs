@@ -93,7 +93,11 @@ pub const LOW_TIME_MS: u64 = 10_000;
 pub fn clock_line(room: &RoomSnapshot, elapsed: Duration) -> Option<String> {
     let clock = clock_now(room.clock.as_ref()?, elapsed);
     let side = |mark: Mark| {
-        let running = if clock.running == Some(mark) { " *" } else { "" };
+        let running = if clock.running == Some(mark) {
+            " *"
+        } else {
+            ""
+        };
         let low = if clock.remaining(mark) < LOW_TIME_MS && clock.running == Some(mark) {
             " low"
         } else {
@@ -104,7 +108,11 @@ pub fn clock_line(room: &RoomSnapshot, elapsed: Duration) -> Option<String> {
     let control = room
         .time_control
         .map_or_else(String::new, |c| format!(" ({c})"));
-    Some(format!("clock: {} {}{control}", side(Mark::X), side(Mark::O)))
+    Some(format!(
+        "clock: {} {}{control}",
+        side(Mark::X),
+        side(Mark::O)
+    ))
 }
 
 /// The waiting offer in words, for the player holding `mine`, with how to answer it when

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use inarow_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameStatus, Level, Mark, MoveAnalysis, MoveValue,
-    RequestId, RoomId, RulesSpec, SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage, TimeControl, TimeControlSpec,
-    decode_client, decode_server, encode,
+    RequestId, RoomId, RulesSpec, SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage,
+    TimeControl, TimeControlSpec, decode_client, decode_server, encode,
 };
 use serde_json::Value;
 

@@ -100,7 +100,9 @@ async fn one_game(ann: &mut Client, rules: &str, opponent: Opponent, seed: u64) 
     }
     let snapshots = ann.snapshots(&room);
     ann.leave(&room).await;
-    ais.iter().flat_map(|ai| ai_moves(&snapshots, *ai)).collect()
+    ais.iter()
+        .flat_map(|ai| ai_moves(&snapshots, *ai))
+        .collect()
 }
 
 fn config() -> Config {

@@ -13,8 +13,8 @@ use std::time::Duration;
 use inarow_e2e::browser::{Browser, axe_source};
 use inarow_e2e::{TestServer, fast_config, plan};
 use inarow_protocol::{
-    ClientMessage, Mark, Offer, OfferKind, RoomId, RulesSpec, SeatChoice, SeatRequest,
-    TimeControl, TimeControlSpec,
+    ClientMessage, Mark, Offer, OfferKind, RoomId, RulesSpec, SeatChoice, SeatRequest, TimeControl,
+    TimeControlSpec,
 };
 use serde_json::json;
 
@@ -60,7 +60,11 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
     let takebacks = browser
         .eval("return document.getElementById('create-takebacks').checked")
         .await;
-    assert_eq!(takebacks, json!(false), "no takebacks in a timed game by default");
+    assert_eq!(
+        takebacks,
+        json!(false),
+        "no takebacks in a timed game by default"
+    );
     browser.click("#create-submit").await;
     let id = browser
         .wait_for(
@@ -96,7 +100,10 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
     browser
         .wait_for(
             "X's clock running",
-            &format!("{VIEW}.ply === '2' && {}.classList.contains('running')", clock_of(Mark::X)),
+            &format!(
+                "{VIEW}.ply === '2' && {}.classList.contains('running')",
+                clock_of(Mark::X)
+            ),
         )
         .await;
     browser
@@ -146,7 +153,10 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
     if let Some(axe) = &axe {
         let violations = browser.axe(axe).await;
         for v in violations.as_array().cloned().unwrap_or_default() {
-            println!("axe on the timed room: {} {} {}", v["impact"], v["id"], v["nodes"]);
+            println!(
+                "axe on the timed room: {} {} {}",
+                v["impact"], v["id"], v["nodes"]
+            );
             if v["impact"] == "serious" || v["impact"] == "critical" {
                 serious.push(format!("{} {}", v["impact"], v["id"]));
             }
@@ -159,7 +169,10 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
     let wide = browser
         .eval("return [document.documentElement.scrollWidth, window.innerWidth]")
         .await;
-    assert!(wide[0].as_u64() <= wide[1].as_u64(), "the room at 390 px: {wide}");
+    assert!(
+        wide[0].as_u64() <= wide[1].as_u64(),
+        "the room at 390 px: {wide}"
+    );
     // On a phone the seats go below the board; the clocks are repeated above it.
     let bar = browser
         .eval(
@@ -168,7 +181,11 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
                      bar.getBoundingClientRect().top < document.getElementById('board').getBoundingClientRect().top]",
         )
         .await;
-    assert_eq!(bar, json!(["flex", 2, true]), "the clock bar above the board on a phone");
+    assert_eq!(
+        bar,
+        json!(["flex", 2, true]),
+        "the clock bar above the board on a phone"
+    );
     browser
         .screenshot(&shots.join("clocks-phone-390x844.png"))
         .await;
@@ -196,8 +213,10 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
             &format!("{VIEW}.room === '{}' && {VIEW}.mine === 'O'", short.0),
         )
         .await;
-    bob.reach_room(&short, |s| s.status == inarow_protocol::GameStatus::Playing { turn: Mark::X })
-        .await;
+    bob.reach_room(&short, |s| {
+        s.status == inarow_protocol::GameStatus::Playing { turn: Mark::X }
+    })
+    .await;
     bob.play(&short, 0, "b2").await;
     browser
         .wait_for("Gus's turn", &format!("{VIEW}.ply === '1'"))
@@ -234,7 +253,11 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
     browser
         .screenshot(&shots.join("clocks-timeout-laptop-1366x768.png"))
         .await;
-    assert_eq!(json!(serious), json!([]), "axe-core: serious or critical violations");
+    assert_eq!(
+        json!(serious),
+        json!([]),
+        "axe-core: serious or critical violations"
+    );
     println!("screenshots: {}", shots.display());
     browser.quit().await;
     server.shutdown().await;

@@ -74,8 +74,10 @@ async fn a_game_is_lost_on_time_and_kept_so() {
     assert_eq!(over.status, GameStatus::Timeout { winner: Mark::O });
     let clock = over.clock.expect("clocks");
     assert_eq!((clock.x_ms, clock.running), (0, None), "{clock:?}");
-    bob.reach_room(&room, |s| s.status == GameStatus::Timeout { winner: Mark::O })
-        .await;
+    bob.reach_room(&room, |s| {
+        s.status == GameStatus::Timeout { winner: Mark::O }
+    })
+    .await;
     // A move after the flag fell is too late.
     ann.expect_refused(
         ClientMessage::Play {
@@ -102,10 +104,21 @@ async fn a_game_is_lost_on_time_and_kept_so() {
         })
     );
     assert_eq!(record.moves.len(), 4);
-    assert!(record.moves.iter().all(|m| m.clock_ms.is_some()), "{record:?}");
+    assert!(
+        record.moves.iter().all(|m| m.clock_ms.is_some()),
+        "{record:?}"
+    );
     assert_eq!(record.moves[0].clock_ms, Some(1_000), "a free move");
-    assert!(record.text.contains("[TimeControl \"1s+0\"]"), "{}", record.text);
-    assert!(record.text.contains("[Termination \"time\"]"), "{}", record.text);
+    assert!(
+        record.text.contains("[TimeControl \"1s+0\"]"),
+        "{}",
+        record.text
+    );
+    assert!(
+        record.text.contains("[Termination \"time\"]"),
+        "{}",
+        record.text
+    );
     assert!(record.text.contains("[%clk 0:00:01.0]"), "{}", record.text);
     assert!(record.text.contains("0-1"), "{}", record.text);
     let page = bob.list_games(Some("Ann"), None, None).await;
@@ -129,7 +142,13 @@ async fn an_increment_keeps_a_slow_player_alive() {
     tokio::time::sleep(Duration::from_millis(700)).await;
     let after = ann.play(&room, 4, "a3").await;
     assert!(
-        matches!(after.status, GameStatus::Won { winner: Mark::X, .. }),
+        matches!(
+            after.status,
+            GameStatus::Won {
+                winner: Mark::X,
+                ..
+            }
+        ),
         "{after:?}"
     );
     let x = after.clock.expect("clocks").x_ms;
@@ -182,7 +201,10 @@ async fn bad_time_controls_are_refused_with_their_code() {
         ))
         .await;
         let refused = ann.expect_error(ErrorCode::InvalidTimeControl).await;
-        assert!(refused.message.contains("time_control"), "{bad}: {refused:?}");
+        assert!(
+            refused.message.contains("time_control"),
+            "{bad}: {refused:?}"
+        );
     }
     // The connection is still good: a preset works.
     let room = ann
@@ -197,7 +219,10 @@ async fn bad_time_controls_are_refused_with_their_code() {
     );
     assert!(!room.takebacks, "off for timed games unless chosen");
     let clock = room.clock.expect("a timed room shows its clocks");
-    assert_eq!((clock.x_ms, clock.o_ms, clock.running), (180_000, 180_000, None));
+    assert_eq!(
+        (clock.x_ms, clock.o_ms, clock.running),
+        (180_000, 180_000, None)
+    );
 }
 
 /// A fresh directory for one test's data file, removed when dropped.

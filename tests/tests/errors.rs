@@ -871,7 +871,10 @@ async fn offers() -> Vec<ErrorCode> {
     .await;
     let bad_clock = ann.expect_error(ErrorCode::InvalidTimeControl).await;
     assert_eq!(bad_clock.id, Some(RequestId::Number(7)));
-    assert!(bad_clock.message.contains("time_control.ms"), "{bad_clock:?}");
+    assert!(
+        bad_clock.message.contains("time_control.ms"),
+        "{bad_clock:?}"
+    );
     let takeback = |accept| ClientMessage::Takeback {
         room: room.clone(),
         accept,

@@ -22,7 +22,12 @@ fn draw(room: &RoomId, accept: Option<bool>) -> ClientMessage {
     }
 }
 
-fn create(rules: &str, o: SeatRequest, clock: Option<&str>, takebacks: Option<bool>) -> ClientMessage {
+fn create(
+    rules: &str,
+    o: SeatRequest,
+    clock: Option<&str>,
+    takebacks: Option<bool>,
+) -> ClientMessage {
     ClientMessage::CreateRoom {
         name: None,
         rules: RulesSpec::Preset(rules.into()),
@@ -70,8 +75,21 @@ async fn a_takeback_between_people_is_declined_then_accepted() {
     assert!(accepted.moves.is_empty());
     assert_eq!(accepted.status, GameStatus::Playing { turn: Mark::X });
     // The game goes on from there and its record is the game as finally played.
-    let last = take_turns(&mut ann, &mut bob, &room, 0, &["a1", "b1", "a2", "b2", "a3"]).await;
-    assert!(matches!(last.status, GameStatus::Won { winner: Mark::X, .. }));
+    let last = take_turns(
+        &mut ann,
+        &mut bob,
+        &room,
+        0,
+        &["a1", "b1", "a2", "b2", "a3"],
+    )
+    .await;
+    assert!(matches!(
+        last.status,
+        GameStatus::Won {
+            winner: Mark::X,
+            ..
+        }
+    ));
     let kept = ann
         .reach_room(&room, |s| s.last_game.is_some())
         .await
@@ -94,10 +112,12 @@ async fn a_move_declines_an_offer_and_a_player_takes_back_only_their_own() {
     // A second offer while one waits is refused.
     ann.expect_refused(takeback(&room, None), ErrorCode::NoOffer)
         .await;
-    ann.expect_refused(draw(&room, None), ErrorCode::NoOffer).await;
+    ann.expect_refused(draw(&room, None), ErrorCode::NoOffer)
+        .await;
     let played = bob.play(&room, 1, "a1").await;
     assert_eq!(played.offer, None, "playing on declines");
-    ann.reach_room(&room, |s| s.ply == 2 && s.offer.is_none()).await;
+    ann.reach_room(&room, |s| s.ply == 2 && s.offer.is_none())
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,13 +131,19 @@ async fn a_draw_is_agreed_and_kept() {
     let agreed = ann.call_room(draw(&room, Some(true))).await;
     assert_eq!(agreed.status, GameStatus::Agreed);
     let kept = bob
-        .reach_room(&room, |s| s.status == GameStatus::Agreed && s.last_game.is_some())
+        .reach_room(&room, |s| {
+            s.status == GameStatus::Agreed && s.last_game.is_some()
+        })
         .await
         .last_game
         .expect("kept");
     let record = bob.game_record(kept).await;
     assert_eq!(record.summary.result, GameStatus::Agreed);
-    assert!(record.text.contains("[Termination \"agreement\"]"), "{}", record.text);
+    assert!(
+        record.text.contains("[Termination \"agreement\"]"),
+        "{}",
+        record.text
+    );
     assert!(record.text.contains("1/2-1/2"), "{}", record.text);
     let page = ann.list_games(Some("Ann"), None, None).await;
     assert_eq!(page.record.expect("a record").total.draws, 1);
@@ -139,7 +165,10 @@ async fn leaving_before_each_side_has_moved_aborts_the_game() {
     let mut cy = server.lobby("Cy").await;
     let fresh = cy.join(&room, Some(SeatChoice::Any)).await;
     assert_eq!((fresh.game, fresh.ply), (2, 0));
-    assert!(matches!(fresh.status, GameStatus::Playing { .. }), "{fresh:?}");
+    assert!(
+        matches!(fresh.status, GameStatus::Playing { .. }),
+        "{fresh:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -475,7 +475,8 @@ fn a_timed_room_prints_its_clocks_and_offers_and_takes_clock_takeback_and_draw()
         },
     );
     assert!(
-        out.lines.contains(&"clock: X 2:58 * O 9.5 (3+2)".to_owned()),
+        out.lines
+            .contains(&"clock: X 2:58 * O 9.5 (3+2)".to_owned()),
         "{:?}",
         out.lines
     );
@@ -488,7 +489,11 @@ fn a_timed_room_prints_its_clocks_and_offers_and_takes_clock_takeback_and_draw()
         out.lines
     );
     let clock = plain.on_line("clock");
-    assert!(clock.lines[0].starts_with("clock: X 2:5"), "{:?}", clock.lines);
+    assert!(
+        clock.lines[0].starts_with("clock: X 2:5"),
+        "{:?}",
+        clock.lines
+    );
     let room = RoomId::from("abcd2345");
     let sent = |step: Step| step.send.into_iter().map(|f| f.message).collect::<Vec<_>>();
     assert_eq!(

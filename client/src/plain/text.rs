@@ -44,13 +44,10 @@ commands:
 /// A message saying what is wrong.
 pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
     let mut args = args.iter();
-    let rules = parse_rules(
-        args.next()
-            .ok_or(
-                "usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints] \
+    let rules = parse_rules(args.next().ok_or(
+        "usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints] \
                  [--clock TC] [--takebacks on|off]",
-            )?,
-    )?;
+    )?)?;
     let (mut ai, mut me, mut level, mut private) = (None, None, Level::Perfect, false);
     let mut hints = false;
     let (mut time_control, mut takebacks) = (None, None);
@@ -125,12 +122,17 @@ pub fn parse_time_control(text: &str) -> Result<TimeControlSpec, String> {
         }));
     }
     if let Some(seconds) = text.strip_suffix('s') {
-        let ms = seconds.parse::<u64>().map_err(|_| bad())?.saturating_mul(1_000);
+        let ms = seconds
+            .parse::<u64>()
+            .map_err(|_| bad())?
+            .saturating_mul(1_000);
         return Ok(TimeControlSpec::Custom(TimeControl::PerMove { ms }));
     }
     if let Some(days) = text.strip_suffix('d') {
         let days = days.parse::<u64>().map_err(|_| bad())?;
-        return Ok(TimeControlSpec::Custom(TimeControl::Correspondence { days }));
+        return Ok(TimeControlSpec::Custom(TimeControl::Correspondence {
+            days,
+        }));
     }
     Err(bad())
 }

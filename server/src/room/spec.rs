@@ -3,8 +3,7 @@
 
 use inarow_engine::Rules;
 use inarow_protocol::{
-    ErrorCode, RulesSpec, SeatPlan, SeatRequest, TIME_CONTROL_PRESETS, TimeControl,
-    TimeControlSpec,
+    ErrorCode, RulesSpec, SeatPlan, SeatRequest, TIME_CONTROL_PRESETS, TimeControl, TimeControlSpec,
 };
 
 use crate::refusal::Refusal;
@@ -58,9 +57,7 @@ fn time_control(spec: Option<TimeControlSpec>) -> Result<TimeControl, Refusal> {
         Some(TimeControlSpec::Preset(name)) => TimeControl::preset(&name).ok_or_else(|| {
             refuse(format!(
                 "time_control: unknown preset {name:?}: use \"none\", {} or an object",
-                TIME_CONTROL_PRESETS
-                    .map(|p| format!("\"{p}\""))
-                    .join(", ")
+                TIME_CONTROL_PRESETS.map(|p| format!("\"{p}\"")).join(", ")
             ))
         })?,
         Some(TimeControlSpec::Custom(control)) => control,

@@ -384,7 +384,11 @@ impl Room {
         let result = self.table.game_over()?;
         if result == StatusView::Aborted {
             // No result, and not kept in the history.
-            tracing::info!(game = self.table.game(), result = ending(result), "game over");
+            tracing::info!(
+                game = self.table.game(),
+                result = ending(result),
+                "game over"
+            );
             return None;
         }
         let store = &self.context.store;
@@ -491,7 +495,9 @@ impl Room {
         }
         self.tick();
         let proven = done.analysis.as_ref().map(draw_or_worse);
-        let answer = self.table.ai_answered(done.job_id, done.ai, done.mv, proven);
+        let answer = self
+            .table
+            .ai_answered(done.job_id, done.ai, done.mv, proven);
         self.forget_stale_ai();
         match answer {
             AiAnswer::Stale => {}

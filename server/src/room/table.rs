@@ -26,18 +26,18 @@ use foldhash::HashMap;
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
-    ErrorCode, GameId, GameStatus, Level, Mark, Offer, RequestId, RoomId, SeatChoice,
-    SeatRequest, SessionId, TimeControl,
+    ErrorCode, GameId, GameStatus, Level, Mark, Offer, RequestId, RoomId, SeatChoice, SeatRequest,
+    SessionId, TimeControl,
 };
 
 pub(crate) use self::ai::AiAnswer;
 pub(crate) use self::analysis::{AnalysisStart, Reply};
+use self::clock::Clocks;
 pub(crate) use self::persist::RestoreError;
 use crate::ai::JobId;
 use crate::net::Attachment;
 use crate::refusal::Refusal;
 use crate::room::spec::RoomSpec;
-use self::clock::Clocks;
 use crate::snapshot::{self, Ending, StatusView};
 use crate::store::saved::CHAT_TAIL;
 use crate::text;

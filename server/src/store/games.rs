@@ -162,9 +162,9 @@ fn summary(row: &Row<'_>) -> rusqlite::Result<GameSummary> {
         started_at: unsigned(row, 15)?,
         ended_at: unsigned(row, 16)?,
         time_control: match row.get::<_, Option<String>>(17)? {
-            Some(text) => Some(
-                serde_json::from_str(&text).map_err(|_| bad_column(17, "time control"))?,
-            ),
+            Some(text) => {
+                Some(serde_json::from_str(&text).map_err(|_| bad_column(17, "time control"))?)
+            }
             None => None,
         },
     })

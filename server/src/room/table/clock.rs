@@ -99,7 +99,11 @@ impl Clocks {
     pub(crate) fn sync(&mut self, now: Instant, ply: usize, turn: Option<Mark>) {
         while self.after.len() < ply {
             let done = self.after.len();
-            let mover = if done % 2 == 0 { Mark::X } else { Mark::O };
+            let mover = if done.is_multiple_of(2) {
+                Mark::X
+            } else {
+                Mark::O
+            };
             if done >= 2 {
                 self.charge(mover, now);
                 let i = index(mover);
