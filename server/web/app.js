@@ -574,6 +574,17 @@ function onGame(game) {
   drawReplay();
 }
 
+/** In a timed game, both clocks after move `ply`: each side's clock after its last move
+ *  so far (its whole time before its first), as the record's %clk gives them. */
+function replayClocks(game, ply) {
+  if (!game.time_control) return "";
+  const start = { fischer: game.time_control.base_ms, per_move: game.time_control.ms,
+    correspondence: (game.time_control.days || 0) * 86400000 }[game.time_control.kind];
+  const left = { X: start, O: start };
+  for (const m of game.moves.slice(0, ply)) if (m.clock_ms !== undefined) left[m.by] = m.clock_ms;
+  return ` Clocks: X ${clockText(left.X)}, O ${clockText(left.O)}.`;
+}
+
 /** Shows the kept game at ply `ply` (clamped to the game). */
 function replayTo(ply) {
   const replay = state.replay;
@@ -593,11 +604,14 @@ function drawReplay() {
   const { game, ply } = replay;
   const total = game.moves.length;
   $("game-title").textContent = `Game ${game.game}: ${playerWords(game.x)} (X) against ${playerWords(game.o)} (O)`;
-  $("game-rules").textContent = `${rulesLabel(game.rules)} · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
+  $("game-rules").textContent = `${rulesLabel(game.rules)}` +
+    (game.time_control ? ` · clock ${timeControlWords(game.time_control)}` : "") +
+    ` · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
   const last = ply > 0 ? game.moves[ply - 1] : null;
   $("game-status").textContent =
     `Move ${ply} of ${total}` + (last ? `: ${last.by} played ${last.move}` : ": the empty board") +
-    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".");
+    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".") +
+    replayClocks(game, ply);
   const snap = replayAt(game, ply);
   $("game-view").classList.toggle("gravity", game.rules.gravity);
   drawBoard(snap, null, REPLAY_IDS);
@@ -612,7 +626,7 @@ function drawReplay() {
       "aria-current": i + 1 === ply ? "step" : null,
       dataset: { ply: String(i + 1) },
       onclick: () => replayTo(i + 1),
-    }, `${i + 1}. ${m.by} ${m.move}`))));
+    }, `${i + 1}. ${m.by} ${m.move}` + (m.clock_ms !== undefined ? ` (${clockText(m.clock_ms)})` : "")))));
   $("replay-text").value = game.text;
   const download = $("replay-download");
   if (download.dataset.game !== String(game.game)) {

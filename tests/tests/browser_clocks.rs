@@ -8,7 +8,6 @@
 //! `INAROW_REQUIRE_BROWSER=1`.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use inarow_e2e::browser::{Browser, axe_source};
 use inarow_e2e::{TestServer, fast_config, plan};
@@ -248,10 +247,25 @@ async fn clocks_count_down_offers_are_answered_and_low_time_shows() {
         json!("Your opponent ran out of time: you won."),
         "{status}"
     );
-    tokio::time::sleep(Duration::from_millis(100)).await;
     browser.set_viewport(1366, 768).await;
     browser
+        .wait_for(
+            "the kept game's link",
+            "document.getElementById('kept-link')",
+        )
+        .await;
+    browser
         .screenshot(&shots.join("clocks-timeout-laptop-1366x768.png"))
+        .await;
+    // Its replay shows the clocks the record kept.
+    browser.click("#kept-link").await;
+    browser
+        .wait_for(
+            "the replay's clocks",
+            "document.getElementById('game-status').textContent.includes('Clocks: X 0:11, O 0:11') && \
+             document.getElementById('game-rules').textContent.includes('clock 11s+0') && \
+             document.querySelector('#replay-moves [data-ply=\"1\"]').textContent === '1. X b2 (0:11)'",
+        )
         .await;
     assert_eq!(
         json!(serious),
