@@ -128,6 +128,7 @@ fn summary(
         seats: seats(x, o),
         status,
         spectators,
+        time_control: None,
     }
 }
 

@@ -888,6 +888,9 @@ pub struct RoomSummary {
     pub status: GameStatus,
     /// How many spectators watch.
     pub spectators: u32,
+    /// How the room's games are timed; absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 /// Everything about a room that a player or spectator needs to draw it.

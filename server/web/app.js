@@ -682,7 +682,7 @@ function drawLobby() {
         { dataset: { room: room.id } },
         h("span", { class: "what" },
           h("strong", {}, room.name),
-          `${rulesLabel(room.rules)} — ${seats} — ${statusWords(room.status)}` +
+          `${rulesLabel(room.rules)}${room.time_control ? ` ${timeControlWords(room.time_control)}` : ""} — ${seats} — ${statusWords(room.status)}` +
             (room.spectators ? ` — ${room.spectators} watching` : "")),
         open ? h("a", { href: `#/r/${room.id}`, class: "button join" }, "Join") : null,
         h("a", { href: `#/w/${room.id}`, class: "button secondary watch" }, "Watch"),

@@ -703,7 +703,10 @@ impl Table {
         };
         let playing = self.turn().is_some();
         self.set_seat(mark, seat);
-        if ai.is_none() {
+        // Only a player giving up their own seat ends the game (an abort, a loss on time);
+        // freeing the opponent's AI must not win a timed game: that game waits, its
+        // clocks stopped, for the seat to be filled.
+        if ai.is_none() && was_mine {
             self.seat_given_up(mark, playing);
         }
         if was_mine {

@@ -1054,6 +1054,24 @@ fn a_seat_given_up_aborts_before_the_reply_and_loses_on_time_later() {
     let (mut t, ann, bob) = timed(inarow_protocol::TimeControl::PerMove { ms: 30_000 });
     play(&mut t, &ann, 0, "b2").expect("legal");
     play(&mut t, &bob, 1, "a1").expect("legal");
+    // Handing one's seat to an AI is not giving it up: the game goes on.
+    let to_ai = Request::SetSeat {
+        seat: Mark::X,
+        ai: Some(Level::Easy),
+    };
+    t.request(ann.clone(), None, to_ai)
+        .expect("an AI takes over");
+    assert_eq!(status(&t), GameStatus::Playing { turn: Mark::X });
+    // Freeing the other side's AI does not win the game: it waits.
+    let free = Request::SetSeat {
+        seat: Mark::X,
+        ai: None,
+    };
+    t.request(bob.clone(), None, free).expect("freed");
+    assert_eq!(status(&t), GameStatus::Waiting);
+    let (mut t, ann, bob) = timed(inarow_protocol::TimeControl::PerMove { ms: 30_000 });
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    play(&mut t, &bob, 1, "a1").expect("legal");
     t.request(ann.clone(), None, Request::Leave)
         .expect("leaves");
     assert_eq!(status(&t), GameStatus::Timeout { winner: Mark::O });

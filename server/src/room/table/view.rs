@@ -102,6 +102,7 @@ impl Table {
                     .count(),
             )
             .unwrap_or(u32::MAX),
+            time_control: self.time_control(),
         })
     }
 
