@@ -632,11 +632,12 @@ fn chat_and_the_create_form_render() {
     )));
     let got = lines(&render(&app, 80, 24));
     let form: Vec<&String> = got.iter().filter(|l| l.contains('‹')).collect();
-    assert_eq!(form.len(), 9, "{}", got.join("\n"));
+    assert_eq!(form.len(), 10, "{}", got.join("\n"));
     assert!(form[0].contains("▸ rules    ‹ tictactoe ›"));
     assert!(form[5].contains("  X seat   ‹ me ›"));
     assert!(form[6].contains("  O seat   ‹ AI perfect ›"));
     assert!(form[8].contains("  hints    ‹ no ›"));
+    assert!(form[9].contains("  clock    ‹ none ›"));
 }
 
 #[test]
