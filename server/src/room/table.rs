@@ -470,6 +470,9 @@ impl Table {
             .is_some_and(|m| m.attachment.is_none());
         if held {
             let playing = self.turn().is_some();
+            if self.seat_of(session).is_some() {
+                self.offer = None;
+            }
             for mark in [Mark::X, Mark::O] {
                 let seat = &mut self.seats[seat_index(mark)];
                 if matches!(seat, Seat::Human { session: s, .. } if *s == session) {
@@ -660,6 +663,8 @@ impl Table {
         if self.pending_ai.as_ref().is_some_and(|j| j.mark == mark) {
             self.pending_ai = None;
         }
+        // An offer is between the two who sat there: a new occupant did not make it.
+        self.offer = None;
         self.seats[seat_index(mark)] = seat;
     }
 

@@ -84,6 +84,8 @@ impl Table {
             clocks.take_back(ply);
         }
         self.clock.truncate(ply);
+        // What the AI proved was about a position that is gone.
+        self.ai_verdict = None;
         self.rewound = true;
     }
 
