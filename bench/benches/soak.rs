@@ -244,6 +244,8 @@ async fn play_pair(addr: SocketAddr, pair: usize, stop: Instant, totals: Arc<Tot
             },
             private: true,
             hints: false,
+            time_control: None,
+            takebacks: None,
         };
         send(&mut x, create, 1).await?;
         let room = match reply(&mut x, 1).await? {

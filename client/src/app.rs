@@ -9,8 +9,8 @@
 //! tests live beside it in `app/tests.rs`.
 
 use inarow_protocol::{
-    ClientFrame, ClientMessage, GameStatus, Level, Mark, Occupant, RoomId, RoomSnapshot,
-    RoomSummary, SeatChoice, ServerMessage,
+    ClientFrame, ClientMessage, ClockState, GameStatus, Level, Mark, Occupant, OfferKind, RoomId,
+    RoomSnapshot, RoomSummary, SeatChoice, ServerMessage,
 };
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -124,6 +124,9 @@ pub struct App {
     pub exit_message: Option<String>,
     /// Ticks since start: the clock of flashes and lobby refreshes.
     ticks: u64,
+    /// The tick at which the shown room's snapshot arrived: its running clock counts down
+    /// from there.
+    room_tick: u64,
     /// The tick at which the flash message goes.
     message_until: u64,
     /// `f` was pressed once; a second `f` resigns.
@@ -151,6 +154,7 @@ impl App {
             size: Rect::new(0, 0, 80, 24),
             exit_message: None,
             ticks: 0,
+            room_tick: 0,
             message_until: 0,
             resign_armed: false,
             leave_armed: false,
@@ -162,6 +166,14 @@ impl App {
         self.room
             .as_ref()
             .and_then(|r| board::my_seat(r, self.session.me))
+    }
+
+    /// Both clocks of the shown room as of now: the server's figures, the running one
+    /// counted down by the ticks since they came. `None` without a clock.
+    pub fn clock_now(&self) -> Option<ClockState> {
+        let clock = self.room.as_ref()?.clock.as_ref()?;
+        let elapsed = crate::event::TICK * u32::try_from(self.ticks - self.room_tick).unwrap_or(0);
+        Some(words::clock_now(clock, elapsed))
     }
 
     /// Applies one event; returns what to send or do.
@@ -389,6 +401,12 @@ impl App {
         let leave_confirmed = std::mem::take(&mut self.leave_armed) && leave_key;
         let my_game = matches!(room.status, GameStatus::Playing { .. })
             && board::my_seat(room, self.session.me).is_some();
+        let mine = board::my_seat(room, self.session.me);
+        // Whether the other player offered `kind` to us.
+        let offered = |kind: OfferKind| {
+            room.offer
+                .is_some_and(|o| o.kind == kind && Some(o.by.other()) == mine)
+        };
         let message = match key.code {
             KeyCode::Left | KeyCode::Char('h') => {
                 self.cursor.0 = self.cursor.0.saturating_sub(1);
@@ -425,6 +443,28 @@ impl App {
             }
             KeyCode::Char('?') => return self.ask_hints(room_id),
             KeyCode::Char('r') => Some(ClientMessage::Rematch { room: room_id }),
+            // u and d ask, or accept what the other player asked; n declines.
+            KeyCode::Char('u') => Some(ClientMessage::Takeback {
+                room: room_id,
+                accept: offered(OfferKind::Takeback).then_some(true),
+            }),
+            KeyCode::Char('d') => Some(ClientMessage::Draw {
+                room: room_id,
+                accept: offered(OfferKind::Draw).then_some(true),
+            }),
+            KeyCode::Char('n') => match room.offer {
+                Some(offer) if offered(offer.kind) => Some(match offer.kind {
+                    OfferKind::Takeback => ClientMessage::Takeback {
+                        room: room_id,
+                        accept: Some(false),
+                    },
+                    OfferKind::Draw => ClientMessage::Draw {
+                        room: room_id,
+                        accept: Some(false),
+                    },
+                }),
+                _ => None,
+            },
             KeyCode::Char('f') if confirmed => Some(ClientMessage::Resign { room: room_id }),
             KeyCode::Char('f') => {
                 self.resign_armed = true;
@@ -694,6 +734,7 @@ impl App {
         let h = snapshot.rules.height.max(1);
         self.cursor = (self.cursor.0.min(w - 1), self.cursor.1.min(h - 1));
         self.room = Some(snapshot);
+        self.room_tick = self.ticks;
         self.screen = Screen::Game;
     }
 

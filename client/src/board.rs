@@ -203,6 +203,9 @@ pub fn apply_moved_in_place(snapshot: &mut RoomSnapshot, event: &MoveEvent) -> b
     snapshot.moves.push(event.mv.clone());
     snapshot.last_move = Some(event.cell.clone());
     snapshot.status = event.status.clone();
+    snapshot.clock = event.clock;
+    // A move answers any offer (by playing on).
+    snapshot.offer = None;
     let turn = match &event.status {
         GameStatus::Playing { turn } => Some(*turn),
         _ => None,
@@ -394,6 +397,10 @@ pub(crate) mod tests {
             spectators: Vec::new(),
             last_game: None,
             chat: Vec::new(),
+            time_control: None,
+            takebacks: false,
+            clock: None,
+            offer: None,
         }
     }
 
@@ -487,6 +494,7 @@ pub(crate) mod tests {
             cell: mv.to_owned(),
             by,
             status,
+            clock: None,
         }
     }
 

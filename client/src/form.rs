@@ -2,7 +2,10 @@
 //! `create_room` message it makes. Presets, board limits and rule checks are the engine's.
 
 use inarow_engine::Rules as EngineRules;
-use inarow_protocol::{ClientMessage, Level, Rules, RulesSpec, SeatPlan, SeatRequest};
+use inarow_protocol::{
+    ClientMessage, Level, Rules, RulesSpec, SeatPlan, SeatRequest, TIME_CONTROL_PRESETS,
+    TimeControlSpec,
+};
 
 /// Who sits in a seat of a room being created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +87,8 @@ pub struct CreateForm {
     pub private: bool,
     /// Players may ask for hints while the game is on.
     pub hints: bool,
+    /// The clock: 0 for none, else one of the protocol's presets (index + 1).
+    pub clock: usize,
 }
 
 impl Default for CreateForm {
@@ -99,14 +104,15 @@ impl Default for CreateForm {
             o: SeatOption::Ai(Level::Perfect),
             private: false,
             hints: false,
+            clock: 0,
         }
     }
 }
 
 impl CreateForm {
     /// The field names, in order.
-    pub const FIELDS: [&'static str; 9] = [
-        "rules", "width", "height", "k", "gravity", "X seat", "O seat", "private", "hints",
+    pub const FIELDS: [&'static str; 10] = [
+        "rules", "width", "height", "k", "gravity", "X seat", "O seat", "private", "hints", "clock",
     ];
 
     fn custom(&self) -> bool {
@@ -125,7 +131,8 @@ impl CreateForm {
             5 => self.x.label(),
             6 => self.o.label(),
             7 => if self.private { "yes" } else { "no" }.to_owned(),
-            _ => if self.hints { "yes" } else { "no" }.to_owned(),
+            8 => if self.hints { "yes" } else { "no" }.to_owned(),
+            _ => self.clock_preset().unwrap_or("none").to_owned(),
         }
     }
 
@@ -170,8 +177,16 @@ impl CreateForm {
             }
             7 => self.private = !self.private,
             8 => self.hints = !self.hints,
+            9 => self.clock = cycle(self.clock, TIME_CONTROL_PRESETS.len() + 1),
             _ => {}
         }
+    }
+
+    /// The clock preset chosen (`3+2`), `None` for no clock.
+    fn clock_preset(&self) -> Option<&'static str> {
+        self.clock
+            .checked_sub(1)
+            .and_then(|i| TIME_CONTROL_PRESETS.get(i).copied())
     }
 
     /// The `create_room` message, or why the form cannot be sent.
@@ -204,6 +219,10 @@ impl CreateForm {
             },
             private: self.private,
             hints: self.hints,
+            time_control: self
+                .clock_preset()
+                .map(|p| TimeControlSpec::Preset(p.to_owned())),
+            takebacks: None,
         })
     }
 }
@@ -230,5 +249,25 @@ mod tests {
             form.message(),
             Err("k must be between 1 and 5 (got 9)".to_owned())
         );
+    }
+
+    #[test]
+    fn the_clock_field_cycles_through_the_presets() {
+        let mut form = CreateForm {
+            field: 9,
+            ..CreateForm::default()
+        };
+        assert_eq!(form.value(9), "none");
+        form.change(true);
+        form.change(true);
+        assert_eq!(form.value(9), "3+2");
+        let Ok(ClientMessage::CreateRoom { time_control, .. }) = form.message() else {
+            panic!("a create_room");
+        };
+        assert_eq!(time_control, Some(TimeControlSpec::Preset("3+2".into())));
+        form.change(false);
+        form.change(false);
+        form.change(false);
+        assert_eq!(form.value(9), "15+10", "it wraps around");
     }
 }

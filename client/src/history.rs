@@ -205,6 +205,7 @@ mod tests {
                 ply: 6,
                 started_at: 1_795_450_800_000,
                 ended_at: 1_795_450_861_250,
+                time_control: None,
             },
             GameSummary {
                 game: GameId(37),
@@ -222,6 +223,7 @@ mod tests {
                 ply: 11,
                 started_at: 1_795_449_000_000,
                 ended_at: 1_795_449_190_000,
+                time_control: None,
             },
         ]
     }

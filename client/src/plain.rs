@@ -94,6 +94,9 @@ pub struct Plain {
     quit_after_rooms: bool,
     /// A `play` typed while the opponent is to move: it runs when the turn comes.
     held: Option<String>,
+    /// When each room's latest snapshot arrived: `clock` counts the running clock down
+    /// from there.
+    received: HashMap<RoomId, std::time::Instant>,
 }
 
 impl Plain {
@@ -105,6 +108,7 @@ impl Plain {
             rooms: HashMap::new(),
             current: None,
             held: None,
+            received: HashMap::new(),
         }
     }
 
@@ -224,6 +228,41 @@ impl Plain {
                 // The server broadcasts the line back; it is not a reply to wait for.
                 let text = rest.to_owned();
                 Step::send(self.session.notify(ClientMessage::Chat { room, text }))
+            }
+            "clock" => match self.current_room() {
+                Ok(room) => {
+                    let elapsed = self
+                        .received
+                        .get(&room.id)
+                        .map_or(std::time::Duration::ZERO, std::time::Instant::elapsed);
+                    Step::line(
+                        crate::words::clock_line(room, elapsed)
+                            .unwrap_or_else(|| "clock: none (this room has no clock)".into()),
+                    )
+                }
+                Err(step) => step,
+            },
+            "takeback" | "draw" => {
+                let room = match self.current_room() {
+                    Ok(room) => room.id.clone(),
+                    Err(step) => return step,
+                };
+                let accept = match args.first().copied() {
+                    None => None,
+                    Some("yes" | "accept") => Some(true),
+                    Some("no" | "decline") => Some(false),
+                    Some(other) => {
+                        return Step::input_error(format!(
+                            "usage: {word} [yes|no] (not {other:?})"
+                        ));
+                    }
+                };
+                let message = if word == "takeback" {
+                    ClientMessage::Takeback { room, accept }
+                } else {
+                    ClientMessage::Draw { room, accept }
+                };
+                self.request(message, Pending::Other)
             }
             "rematch" | "resign" | "leave" | "ai" => {
                 let room = match self.current_room() {
@@ -347,6 +386,7 @@ impl Plain {
                     self.current = Some(id.clone());
                 }
                 step.lines.extend(snapshot_lines(&room, self.session.me));
+                self.received.insert(id.clone(), std::time::Instant::now());
                 self.rooms.insert(id, *room);
                 step
             }

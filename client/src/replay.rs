@@ -10,7 +10,7 @@
 pub mod view;
 
 use inarow_engine::{Move, Player, Position};
-use inarow_protocol::{GameRecord, GameStatus, Mark, RoomId, RoomSnapshot};
+use inarow_protocol::{ClockState, GameRecord, GameStatus, Mark, RoomId, RoomSnapshot};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::board;
@@ -135,6 +135,10 @@ impl Replay {
             last_game: Some(summary.game),
             chat: Vec::new(),
             hints: false,
+            time_control: summary.time_control,
+            takebacks: false,
+            clock: None,
+            offer: None,
         };
         let mut position = Position::new(rules);
         let mut boards = vec![snapshot.clone()];
@@ -163,6 +167,18 @@ impl Replay {
             snapshot.seq += 1;
             snapshot.last_move = Some(cell.clone());
             snapshot.status = wire_status(position.status());
+            // In a timed game the mover's clock after the move, as the record keeps it.
+            if let Some(left) = played.clock_ms {
+                let clock = snapshot.clock.get_or_insert(ClockState {
+                    x_ms: left,
+                    o_ms: left,
+                    running: None,
+                });
+                match by {
+                    Mark::X => clock.x_ms = left,
+                    Mark::O => clock.o_ms = left,
+                }
+            }
             boards.push(snapshot.clone());
             moves.push(ReplayMove {
                 by,

@@ -446,6 +446,8 @@ impl Session {
                     seats,
                     private: true,
                     hints,
+                    time_control: None,
+                    takebacks: None,
                 };
                 self.request(message, Pending::Create)
             }

@@ -2,7 +2,9 @@
 //! changes. The board geometry lives in `layout`, shared with the mouse handling; the words
 //! for seats and statuses in `words`, shared with plain mode.
 
-use inarow_protocol::{GameStatus, Mark, MoveAnalysis, MoveValue, RoomSnapshot, RoomSummary};
+use inarow_protocol::{
+    ClockState, GameStatus, Mark, MoveAnalysis, MoveValue, RoomSnapshot, RoomSummary,
+};
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -151,18 +153,23 @@ fn draw_game(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
     ))
     .render(layout.status, buf);
     Paragraph::new(message_line(app)).render(layout.message, buf);
+    // A player in a game under way may ask for a takeback or a draw (u, d); otherwise a
+    // rematch is what r is for. One line of 80 columns holds either, not both.
+    let asks = if app.my_seat().is_some() && matches!(room.status, GameStatus::Playing { .. }) {
+        "u/d undo/draw"
+    } else {
+        "r rematch"
+    };
     let help = match app.input {
         Input::Chat(_) => {
             "type a message (/name NEW renames you) · Enter send · Esc cancel".to_owned()
         }
         // With gravity a digit drops a stone in its column: say so, it is the quickest way.
         _ if room.rules.gravity => format!(
-            "←→ · 1-{} or Enter drop · ? hints · c chat · r rematch · f resign · q leave",
+            "←→ · 1-{} or Enter drop · ? hints · c chat · {asks} · f resign · q leave",
             room.rules.width.min(9)
         ),
-        _ => {
-            "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave".to_owned()
-        }
+        _ => format!("hjkl · Enter play · :b2 · ? hints · c chat · {asks} · f resign · q leave"),
     };
     Paragraph::new(help_line(&help)).render(layout.help, buf);
 }
@@ -285,11 +292,32 @@ pub fn draw_stones(buf: &mut Buffer, layout: &GameLayout, room: &RoomSnapshot, m
     }
 }
 
-/// One seat's line: mark, who, and their state.
-fn seat_line(room: &RoomSnapshot, mark: Mark, mine: Option<Mark>) -> Line<'static> {
+/// One seat's line: mark, its clock in a timed game (reversed while it runs, red when
+/// low), who, and their state.
+fn seat_line(
+    room: &RoomSnapshot,
+    mark: Mark,
+    mine: Option<Mark>,
+    clock: Option<ClockState>,
+) -> Line<'static> {
     let seat = room.seats.iter().find(|s| s.mark == mark);
     let words = SeatWords::of(seat.map(|s| &s.occupant), mine == Some(mark));
     let mut spans = vec![Span::styled(format!("{mark} "), mark_style(mark))];
+    if let Some(clock) = clock {
+        let left = clock.remaining(mark);
+        let mut style = Style::new();
+        if clock.running == Some(mark) {
+            style = style.add_modifier(Modifier::REVERSED | Modifier::BOLD);
+            if left < words::LOW_TIME_MS {
+                style = style.fg(Color::Red);
+            }
+        }
+        spans.push(Span::styled(
+            format!("{:>6}", words::clock_text(left)),
+            style,
+        ));
+        spans.push(Span::raw(" "));
+    }
     match words.who {
         None => spans.push(Span::styled(EMPTY_SEAT, Style::new().fg(Color::DarkGray))),
         Some(who) => spans.push(Span::raw(who)),
@@ -329,10 +357,16 @@ fn draw_side(buf: &mut Buffer, area: Rect, app: &App, room: &RoomSnapshot) {
             room.spectators.join(", ")
         )
     };
+    let clock = app.clock_now();
+    // A waiting offer matters more than who watches: it takes that line.
+    let third = match words::offer_text(room, mine, true) {
+        Some(offer) => Line::styled(offer, Style::new().fg(Color::Yellow)),
+        None => Line::styled(watching, Style::new().fg(Color::DarkGray)),
+    };
     Paragraph::new(vec![
-        seat_line(room, Mark::X, mine),
-        seat_line(room, Mark::O, mine),
-        Line::styled(watching, Style::new().fg(Color::DarkGray)),
+        seat_line(room, Mark::X, mine, clock),
+        seat_line(room, Mark::O, mine, clock),
+        third,
     ])
     .block(Block::bordered().title(" Seats "))
     .render(seats, buf);

@@ -6,8 +6,11 @@
 //! prints stable tokens for scripts (`turn-X`, `status: won X line a1,b2,c3`), the TUI
 //! prints sentences; both live side by side below.
 
+use std::time::Duration;
+
 use inarow_protocol::{
-    GameStatus, Level, Mark, MoveAnalysis, MoveValue, Occupant, RoomSnapshot, Rules, RulesSpec,
+    ClockState, GameStatus, Level, Mark, MoveAnalysis, MoveValue, Occupant, OfferKind,
+    RoomSnapshot, Rules, RulesSpec,
 };
 
 use crate::board;
@@ -50,6 +53,84 @@ pub fn parse_rules(text: &str) -> Result<RulesSpec, String> {
         k,
         gravity,
     }))
+}
+
+/// Time on a clock as people read it: `2:58` (minutes and seconds), `1:02:05` past an
+/// hour, `9.4` under ten seconds (tenths: the seconds that matter), `3d 4h` for days.
+pub fn clock_text(ms: u64) -> String {
+    let secs = ms / 1000;
+    if secs >= 86_400 {
+        return format!("{}d {}h", secs / 86_400, secs % 86_400 / 3600);
+    }
+    if secs >= 3600 {
+        return format!("{}:{:02}:{:02}", secs / 3600, secs / 60 % 60, secs % 60);
+    }
+    if ms < 10_000 {
+        return format!("{}.{}", secs, ms % 1000 / 100);
+    }
+    format!("{}:{:02}", secs / 60, secs % 60)
+}
+
+/// Both clocks `elapsed` after the event that carried `clock`: the running one counted
+/// down (never below zero), the other as it was.
+pub fn clock_now(clock: &ClockState, elapsed: Duration) -> ClockState {
+    let mut now = *clock;
+    let spent = u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX);
+    match clock.running {
+        Some(Mark::X) => now.x_ms = now.x_ms.saturating_sub(spent),
+        Some(Mark::O) => now.o_ms = now.o_ms.saturating_sub(spent),
+        None => {}
+    }
+    now
+}
+
+/// A clock is low under this much time: shown in warning colours, and the web client
+/// ticks aloud.
+pub const LOW_TIME_MS: u64 = 10_000;
+
+/// Plain mode's `clock: …` line: both clocks, the running one marked, `elapsed` after the
+/// event that carried them (`clock: X 2:58 * O 3:00`); `None` for a room without a clock.
+pub fn clock_line(room: &RoomSnapshot, elapsed: Duration) -> Option<String> {
+    let clock = clock_now(room.clock.as_ref()?, elapsed);
+    let side = |mark: Mark| {
+        let running = if clock.running == Some(mark) {
+            " *"
+        } else {
+            ""
+        };
+        let low = if clock.remaining(mark) < LOW_TIME_MS && clock.running == Some(mark) {
+            " low"
+        } else {
+            ""
+        };
+        format!("{mark} {}{running}{low}", clock_text(clock.remaining(mark)))
+    };
+    let control = room
+        .time_control
+        .map_or_else(String::new, |c| format!(" ({c})"));
+    Some(format!(
+        "clock: {} {}{control}",
+        side(Mark::X),
+        side(Mark::O)
+    ))
+}
+
+/// The waiting offer in words, for the player holding `mine`, with how to answer it when
+/// it is theirs to answer: plain mode's commands (`offer: draw asked by O (draw yes to
+/// accept, draw no to decline)`) or, with `keys`, the TUI's (`d accepts, n declines`);
+/// `None` without one.
+pub fn offer_text(room: &RoomSnapshot, mine: Option<Mark>, keys: bool) -> Option<String> {
+    let offer = room.offer?;
+    let (what, key) = match offer.kind {
+        OfferKind::Takeback => ("takeback", 'u'),
+        OfferKind::Draw => ("draw", 'd'),
+    };
+    let answer = match (mine == Some(offer.by.other()), keys) {
+        (false, _) => String::new(),
+        (true, false) => format!(" ({what} yes to accept, {what} no to decline)"),
+        (true, true) => format!(" ({key} accepts, n declines)"),
+    };
+    Some(format!("offer: {what} asked by {}{answer}", offer.by))
 }
 
 /// A short label for rules: the engine's preset name, or `WxHkK` with a trailing `g` for
@@ -189,10 +270,13 @@ pub fn status_phrase(status: &GameStatus) -> String {
     match status {
         GameStatus::Waiting => "waiting".to_owned(),
         GameStatus::Playing { turn } => format!("{turn} to move"),
-        GameStatus::Won { winner, .. } | GameStatus::Resigned { winner } => {
+        GameStatus::Won { winner, .. }
+        | GameStatus::Resigned { winner }
+        | GameStatus::Timeout { winner } => {
             format!("{winner} won")
         }
-        GameStatus::Drawn => "drawn".to_owned(),
+        GameStatus::Drawn | GameStatus::Agreed => "drawn".to_owned(),
+        GameStatus::Aborted => "aborted".to_owned(),
     }
 }
 
@@ -202,8 +286,11 @@ pub fn status_token(status: &GameStatus) -> String {
     match status {
         GameStatus::Waiting => "waiting".to_owned(),
         GameStatus::Playing { turn } => format!("turn-{turn}"),
-        GameStatus::Won { winner, .. } | GameStatus::Resigned { winner } => format!("won-{winner}"),
-        GameStatus::Drawn => "drawn".to_owned(),
+        GameStatus::Won { winner, .. }
+        | GameStatus::Resigned { winner }
+        | GameStatus::Timeout { winner } => format!("won-{winner}"),
+        GameStatus::Drawn | GameStatus::Agreed => "drawn".to_owned(),
+        GameStatus::Aborted => "aborted".to_owned(),
     }
 }
 
@@ -217,7 +304,10 @@ pub fn status_text(room: &RoomSnapshot, mine: Option<Mark>) -> String {
         GameStatus::Playing { turn } => format!("status: turn {turn}"),
         GameStatus::Won { winner, line } => format!("status: won {winner} line {}", line.join(",")),
         GameStatus::Resigned { winner } => format!("status: won {winner} by resignation"),
+        GameStatus::Timeout { winner } => format!("status: won {winner} on time"),
         GameStatus::Drawn => "status: drawn".to_owned(),
+        GameStatus::Agreed => "status: drawn by agreement".to_owned(),
+        GameStatus::Aborted => "status: aborted".to_owned(),
     }
 }
 
@@ -248,7 +338,10 @@ pub fn status_sentence(room: &RoomSnapshot, mine: Option<Mark>) -> String {
         }
         GameStatus::Won { winner, .. } => outcome(*winner, mine, "wins"),
         GameStatus::Resigned { winner } => outcome(*winner, mine, "wins by resignation"),
+        GameStatus::Timeout { winner } => outcome(*winner, mine, "wins on time"),
         GameStatus::Drawn => "Draw. Press r for a rematch".to_owned(),
+        GameStatus::Agreed => "Draw agreed. Press r for a rematch".to_owned(),
+        GameStatus::Aborted => "Game aborted: no result. Press r for a new game".to_owned(),
     }
 }
 

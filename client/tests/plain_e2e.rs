@@ -95,7 +95,9 @@ impl Update {
     }
 
     fn over(&self) -> bool {
-        self.status.starts_with("won") || self.status == "drawn"
+        self.status.starts_with("won")
+            || self.status.starts_with("drawn")
+            || self.status == "aborted"
     }
 
     /// The first empty cell, in notation.
@@ -429,4 +431,50 @@ fn hint_prints_every_moves_value_for_spectators_and_players_of_a_hints_room() {
     alice.wait_for("a hint", |l| {
         l.starts_with("hint ") && l.ends_with(": draw")
     });
+}
+
+#[test]
+fn a_timed_game_shows_its_clocks_and_takes_takeback_and_draw() {
+    let server = Server::start();
+    let mut alice = Client::start(&server.url(), "alice", &[]);
+    let mut bob = Client::start(&server.url(), "bob", &[]);
+    alice.wait_for("welcome", |l| l.starts_with("connected "));
+    bob.wait_for("welcome", |l| l.starts_with("connected "));
+    alice.send("create tictactoe --clock 3+2 --takebacks on");
+    let created = alice.wait_for("created", |l| l.starts_with("created "));
+    let room = created
+        .split_whitespace()
+        .nth(1)
+        .expect("a room id")
+        .to_owned();
+    alice.wait_for("the clocks", |l| l == "clock: X 3:00 O 3:00 (3+2)");
+    bob.send(&format!("join {room}"));
+    bob.wait_for("joined", |l| l == format!("joined {room} as O"));
+    alice.update_until("my move", Update::my_move);
+    alice.send("play b2");
+    bob.update_until("my move", Update::my_move);
+    bob.send("play a1");
+    // X's clock runs now: `clock` shows it marked.
+    alice.update_until("my move", Update::my_move);
+    alice.send("clock");
+    alice.wait_for("X's clock running", |l| {
+        l.starts_with("clock: X 3:00 *") || l.starts_with("clock: X 2:59 *")
+    });
+    // Alice asks to take back b2 (and Bob's reply); Bob accepts.
+    alice.send("takeback");
+    bob.wait_for("the request", |l| {
+        l == "offer: takeback asked by X (takeback yes to accept, takeback no to decline)"
+    });
+    bob.send("takeback yes");
+    alice.update_until("the empty board", |u| {
+        u.my_move() && u.board.iter().flatten().all(|c| *c == '.')
+    });
+    // A draw offered and agreed.
+    alice.send("draw");
+    bob.wait_for("the offer", |l| l.starts_with("offer: draw asked by X"));
+    bob.send("draw yes");
+    let end = alice.update_until("the end", Update::over);
+    assert_eq!(end.status, "drawn by agreement");
+    alice.send("quit");
+    assert!(alice.wait_exit().success());
 }

@@ -65,6 +65,10 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
         spectators: Vec::new(),
         last_game: None,
         chat: Vec::new(),
+        time_control: None,
+        takebacks: false,
+        clock: None,
+        offer: None,
     }
 }
 
@@ -124,6 +128,7 @@ fn summary(
         seats: seats(x, o),
         status,
         spectators,
+        time_control: None,
     }
 }
 
@@ -245,7 +250,7 @@ fn tictactoe_in_progress_fills_80x24() {
         &[
             "O to move: waiting for the opponent",
             "",
-            "hjkl · Enter play · :b2 · ? hints · c chat · r rematch · f resign · q leave",
+            "hjkl · Enter play · :b2 · ? hints · c chat · u/d undo/draw · f resign · q leave",
         ],
     );
     // X and O in distinct colours; the last move (a1) marked.
@@ -416,7 +421,7 @@ fn connect_four_says_a_digit_drops_a_stone() {
     let got = lines(&render(&app, 80, 24));
     assert_eq!(
         got[23],
-        "←→ · 1-7 or Enter drop · ? hints · c chat · r rematch · f resign · q leave"
+        "←→ · 1-7 or Enter drop · ? hints · c chat · u/d undo/draw · f resign · q leave"
     );
 }
 
@@ -627,11 +632,12 @@ fn chat_and_the_create_form_render() {
     )));
     let got = lines(&render(&app, 80, 24));
     let form: Vec<&String> = got.iter().filter(|l| l.contains('‹')).collect();
-    assert_eq!(form.len(), 9, "{}", got.join("\n"));
+    assert_eq!(form.len(), 10, "{}", got.join("\n"));
     assert!(form[0].contains("▸ rules    ‹ tictactoe ›"));
     assert!(form[5].contains("  X seat   ‹ me ›"));
     assert!(form[6].contains("  O seat   ‹ AI perfect ›"));
     assert!(form[8].contains("  hints    ‹ no ›"));
+    assert!(form[9].contains("  clock    ‹ none ›"));
 }
 
 #[test]
@@ -800,4 +806,61 @@ fn connect_four_hints_sit_where_the_stones_would_land_and_few_guesses_show() {
         "{}",
         got.join("\n")
     );
+}
+
+#[test]
+fn a_timed_game_shows_both_clocks_counting_down_and_an_offer() {
+    let mut snap = room(
+        C4,
+        &[
+            ".......", ".......", ".......", ".......", "...O...", "..XXO..",
+        ],
+        &["d", "d", "c", "e"],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    snap.seats = seats(human("alice", 1, true), human("bob", 2, true));
+    snap.time_control = Some(inarow_protocol::TimeControl::Fischer {
+        base_ms: 180_000,
+        increment_ms: 2_000,
+    });
+    snap.clock = Some(inarow_protocol::ClockState {
+        x_ms: 9_900,
+        o_ms: 181_500,
+        running: Some(Mark::X),
+    });
+    snap.offer = Some(inarow_protocol::Offer {
+        kind: inarow_protocol::OfferKind::Draw,
+        by: Mark::O,
+    });
+    let mut app = app_with(Some(snap));
+    let buf = render(&app, 80, 24);
+    let screen = lines(&buf).join("\n");
+    assert!(screen.contains("X    9.9 alice (you)"), "{screen}");
+    assert!(
+        screen.contains("1-7 or Enter drop · ? hints · c chat · u/d undo/draw · f resign"),
+        "{screen}"
+    );
+    assert!(screen.contains("O   3:01 bob"), "{screen}");
+    assert!(
+        screen.contains("offer: draw asked by O (d accepts, n declines)"),
+        "{screen}"
+    );
+    // Twenty ticks (one second) later X's clock has run down, and shows in red (low);
+    // O's has not moved.
+    for _ in 0..20 {
+        app.update(Event::Tick);
+    }
+    let buf = render(&app, 80, 24);
+    let screen = lines(&buf).join("\n");
+    assert!(screen.contains("X    8.9 alice (you)"), "{screen}");
+    assert!(screen.contains("O   3:01 bob"), "{screen}");
+    let (row, line) = lines(&buf)
+        .into_iter()
+        .enumerate()
+        .find(|(_, l)| l.contains("8.9 alice"))
+        .expect("X's seat line");
+    let col = line.chars().take_while(|c| *c != '8').count() as u16;
+    let cell = &buf[(col, row as u16)];
+    assert!(cell.modifier.contains(Modifier::REVERSED), "{cell:?}");
+    assert_eq!(cell.fg, ratatui::style::Color::Red);
 }

@@ -24,6 +24,13 @@ impl FieldError {
         }
     }
 
+    fn invalid_time_control(message: impl Into<String>) -> FieldError {
+        FieldError {
+            code: ErrorCode::InvalidTimeControl,
+            message: message.into(),
+        }
+    }
+
     fn invalid_rules(message: impl Into<String>) -> FieldError {
         FieldError {
             code: ErrorCode::InvalidRules,
@@ -86,9 +93,12 @@ fn describe(value: &Value) -> String {
 pub(crate) fn create_room(object: &Map<String, Value>) -> Result<(), FieldError> {
     rules(object.get("rules"))?;
     seats(object.get("seats"))?;
-    for flag in ["private", "hints"] {
+    time_control(object.get("time_control"))?;
+    for flag in ["private", "hints", "takebacks"] {
         match object.get(flag) {
             None | Some(Value::Bool(_)) => {}
+            // `takebacks` may be null: the room's default.
+            Some(Value::Null) if flag == "takebacks" => {}
             Some(other) => {
                 return Err(FieldError::bad_request(format!(
                     "{flag} must be true or false (false when absent), not {}",
@@ -112,6 +122,53 @@ pub(crate) fn room(object: &Map<String, Value>) -> Result<(), FieldError> {
             describe(other)
         ))),
     }
+}
+
+const TIME_CONTROL_SHAPE: &str = "\"none\", a preset (\"1+0\", \"3+2\", \"5+3\", \"10+5\", \
+     \"15+10\") or an object {\"kind\": \"fischer\", \"base_ms\", \"increment_ms\"}, \
+     {\"kind\": \"per_move\", \"ms\"} or {\"kind\": \"correspondence\", \"days\"}";
+
+/// The shape of a `create_room`'s `time_control`; its ranges are the server's.
+fn time_control(value: Option<&Value>) -> Result<(), FieldError> {
+    let fields = match value {
+        None | Some(Value::Null | Value::String(_)) => return Ok(()),
+        Some(Value::Object(fields)) => fields,
+        Some(other) => {
+            return Err(FieldError::invalid_time_control(format!(
+                "time_control must be {TIME_CONTROL_SHAPE}, not {}",
+                describe(other)
+            )));
+        }
+    };
+    let numbers: &[&str] = match fields.get("kind").and_then(Value::as_str) {
+        Some("none") => &[],
+        Some("fischer") => &["base_ms", "increment_ms"],
+        Some("per_move") => &["ms"],
+        Some("correspondence") => &["days"],
+        _ => {
+            return Err(FieldError::invalid_time_control(format!(
+                "time_control.kind must be \"none\", \"fischer\", \"per_move\" or \
+                 \"correspondence\"; time_control is {TIME_CONTROL_SHAPE}"
+            )));
+        }
+    };
+    for field in numbers {
+        match fields.get(*field) {
+            Some(Value::Number(n)) if n.as_u64().is_some() => {}
+            None => {
+                return Err(FieldError::invalid_time_control(format!(
+                    "time_control.{field} is missing: a whole number"
+                )));
+            }
+            Some(other) => {
+                return Err(FieldError::invalid_time_control(format!(
+                    "time_control.{field} must be a whole number, not {}",
+                    describe(other)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 const RULES_SHAPE: &str = "a preset name (\"tictactoe\", \"connect4\", \"gomoku\") or an object \

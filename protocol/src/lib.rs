@@ -220,6 +220,177 @@ impl Default for SeatPlan {
     }
 }
 
+/// How a room's games are timed, as `create_room` asks for it and snapshots show it.
+/// Numbers are wide so that an out-of-range value is answered with
+/// `invalid_time_control` naming the field rather than a decode error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TimeControl {
+    /// No clock (the default).
+    None,
+    /// Fischer: each side has `base_ms` for the game and gains `increment_ms` per move.
+    Fischer {
+        /// Each side's time for the whole game, in milliseconds.
+        base_ms: u64,
+        /// Time added to the mover's clock after each of its timed moves, in milliseconds.
+        increment_ms: u64,
+    },
+    /// A fixed time for every move; time not used is not kept.
+    PerMove {
+        /// The time for one move, in milliseconds.
+        ms: u64,
+    },
+    /// Correspondence: days for every move; time not used is not kept.
+    Correspondence {
+        /// Days per move.
+        days: u64,
+    },
+}
+
+/// The Fischer presets `create_room` accepts by name: minutes of base time + seconds of
+/// increment.
+pub const TIME_CONTROL_PRESETS: [&str; 5] = ["1+0", "3+2", "5+3", "10+5", "15+10"];
+
+/// The allowed Fischer base time, in ms: 1 s to 3 hours.
+pub const FISCHER_BASE_MS: std::ops::RangeInclusive<u64> = 1_000..=10_800_000;
+/// The allowed Fischer increment, in ms: none to 3 minutes.
+pub const FISCHER_INCREMENT_MS: std::ops::RangeInclusive<u64> = 0..=180_000;
+/// The allowed fixed time per move, in ms: 1 s to 1 hour.
+pub const PER_MOVE_MS: std::ops::RangeInclusive<u64> = 1_000..=3_600_000;
+/// The allowed days per move of a correspondence game.
+pub const CORRESPONDENCE_DAYS: std::ops::RangeInclusive<u64> = 1..=14;
+
+impl TimeControl {
+    /// Whether the games are timed at all.
+    pub fn is_clocked(&self) -> bool {
+        !matches!(self, TimeControl::None)
+    }
+
+    /// The time control a preset name stands for: `"none"`, or one of
+    /// [`TIME_CONTROL_PRESETS`].
+    pub fn preset(name: &str) -> Option<TimeControl> {
+        if name == "none" {
+            return Some(TimeControl::None);
+        }
+        if !TIME_CONTROL_PRESETS.contains(&name) {
+            return None;
+        }
+        let (minutes, seconds) = name.split_once('+')?;
+        Some(TimeControl::Fischer {
+            base_ms: minutes.parse::<u64>().ok()? * 60_000,
+            increment_ms: seconds.parse::<u64>().ok()? * 1_000,
+        })
+    }
+
+    /// Checks the numbers against the allowed ranges.
+    ///
+    /// # Errors
+    /// A message naming the field and its range.
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |field: &str, value: u64, range: &std::ops::RangeInclusive<u64>| {
+            if range.contains(&value) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "time_control.{field} must be from {} to {}, not {value}",
+                    range.start(),
+                    range.end()
+                ))
+            }
+        };
+        match *self {
+            TimeControl::None => Ok(()),
+            TimeControl::Fischer {
+                base_ms,
+                increment_ms,
+            } => {
+                check("base_ms", base_ms, &FISCHER_BASE_MS)?;
+                check("increment_ms", increment_ms, &FISCHER_INCREMENT_MS)
+            }
+            TimeControl::PerMove { ms } => check("ms", ms, &PER_MOVE_MS),
+            TimeControl::Correspondence { days } => check("days", days, &CORRESPONDENCE_DAYS),
+        }
+    }
+}
+
+impl fmt::Display for TimeControl {
+    /// Short and readable: `3+2` (minutes + seconds, or seconds when under a minute:
+    /// `30s+1`), `30 s/move`, `3 days/move`, `none`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TimeControl::None => f.write_str("none"),
+            TimeControl::Fischer {
+                base_ms,
+                increment_ms,
+            } => {
+                let inc = increment_ms as f64 / 1000.0;
+                if base_ms % 60_000 == 0 {
+                    write!(f, "{}+{inc}", base_ms / 60_000)
+                } else {
+                    write!(f, "{}s+{inc}", base_ms as f64 / 1000.0)
+                }
+            }
+            TimeControl::PerMove { ms } => write!(f, "{} s/move", ms as f64 / 1000.0),
+            TimeControl::Correspondence { days } => {
+                write!(f, "{days} day{}/move", if days == 1 { "" } else { "s" })
+            }
+        }
+    }
+}
+
+/// The time control asked for when creating a room: a preset name or an explicit one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TimeControlSpec {
+    /// `"none"`, or a Fischer preset `"1+0"`, `"3+2"`, `"5+3"`, `"10+5"`, `"15+10"`
+    /// (minutes + seconds of increment).
+    Preset(String),
+    /// An explicit time control.
+    Custom(TimeControl),
+}
+
+/// The two clocks of a timed game, as a snapshot or a `moved` event carries them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockState {
+    /// X's remaining time in milliseconds, when the event was sent.
+    pub x_ms: u64,
+    /// O's remaining time in milliseconds, when the event was sent.
+    pub o_ms: u64,
+    /// The seat whose clock runs; absent while no clock runs (before each side's first
+    /// move, which is free, and once the game is over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<Mark>,
+}
+
+impl ClockState {
+    /// The remaining time of `mark`, in milliseconds.
+    pub fn remaining(&self, mark: Mark) -> u64 {
+        match mark {
+            Mark::X => self.x_ms,
+            Mark::O => self.o_ms,
+        }
+    }
+}
+
+/// What a player proposes to the other: take back a move, or agree a draw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OfferKind {
+    /// Undo the proposer's last move (and the reply after it, if any).
+    Takeback,
+    /// End the game as a draw.
+    Draw,
+}
+
+/// An offer waiting for the other player's answer, as a snapshot shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Offer {
+    /// What is offered.
+    pub kind: OfferKind,
+    /// The seat that offered it.
+    pub by: Mark,
+}
+
 /// A message from a client, with its optional correlation id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClientFrame {
@@ -271,6 +442,13 @@ pub enum ClientMessage {
         /// may, players always once it is over); false when omitted.
         #[serde(default)]
         hints: bool,
+        /// How the games are timed; no clock when omitted or null.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time_control: Option<TimeControlSpec>,
+        /// Whether a player's `takeback` may be granted (an AI grants it only then);
+        /// when omitted, true without a clock and false with one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        takebacks: Option<bool>,
     },
     /// Enter a room: with a seat to play, without one to watch. Also used by someone
     /// already in the room to move from watching to an empty seat.
@@ -312,6 +490,24 @@ pub enum ClientMessage {
     Resign {
         /// The room.
         room: RoomId,
+    },
+    /// Offer or answer a takeback: without `accept`, ask to take back your last move
+    /// (and the reply played after it); with `accept`, answer the other player's request.
+    Takeback {
+        /// The room.
+        room: RoomId,
+        /// The answer to the other player's request; absent to make a request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        accept: Option<bool>,
+    },
+    /// Offer or answer a draw: without `accept`, offer one; with `accept`, answer the
+    /// other player's offer.
+    Draw {
+        /// The room.
+        room: RoomId,
+        /// The answer to the other player's offer; absent to make an offer.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        accept: Option<bool>,
     },
     /// Ask for a new game in the same room with marks swapped; it starts once every
     /// human player has asked.
@@ -537,6 +733,9 @@ pub struct GameSummary {
     pub started_at: u64,
     /// When the game ended, in milliseconds since the Unix epoch (UTC).
     pub ended_at: u64,
+    /// How the game was timed; absent for a game without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 /// One move of a finished game.
@@ -551,6 +750,10 @@ pub struct PlayedMove {
     pub by: Mark,
     /// How long the mover took, in milliseconds, from the previous move (or the start).
     pub ms: u64,
+    /// In a timed game, the mover's remaining time after the move (its increment
+    /// included), in milliseconds, as PGN's `%clk`; absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
 }
 
 /// A finished game, whole: its summary, every move, and its text record.
@@ -620,6 +823,9 @@ pub struct MoveEvent {
     pub by: Mark,
     /// The game's status after the move.
     pub status: GameStatus,
+    /// Both clocks after the move, in a timed game; absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockState>,
 }
 
 /// One legal move in an `analysis` and its value for the player making it.
@@ -682,6 +888,9 @@ pub struct RoomSummary {
     pub status: GameStatus,
     /// How many spectators watch.
     pub spectators: u32,
+    /// How the room's games are timed; absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
 }
 
 /// Everything about a room that a player or spectator needs to draw it.
@@ -699,6 +908,13 @@ pub struct RoomSnapshot {
     /// is on. False when absent (a server that predates hints).
     #[serde(default)]
     pub hints: bool,
+    /// How the room's games are timed; absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_control: Option<TimeControl>,
+    /// Whether a `takeback` may be granted in this room. False when absent (and sent
+    /// only when true).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub takebacks: bool,
     /// The room's event sequence number: increases by one with every room event
     /// (snapshot or chat) so clients can tell that they missed nothing.
     pub seq: u64,
@@ -720,6 +936,12 @@ pub struct RoomSnapshot {
     /// The cell of the last stone placed (for gravity games, where it landed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_move: Option<String>,
+    /// Both clocks, in a timed game, as of this event; absent without a clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<ClockState>,
+    /// A takeback or draw offer waiting for the other player's answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Offer>,
     /// Names of the spectators.
     pub spectators: Vec<String>,
     /// The id under which the server keeps this room's last finished game (for `game`);
@@ -811,15 +1033,32 @@ pub enum GameStatus {
         /// The player who did not resign.
         winner: Mark,
     },
+    /// A player's clock ran out (or their seat was given up in a timed game).
+    Timeout {
+        /// The player whose clock did not run out.
+        winner: Mark,
+    },
+    /// The players agreed a draw.
+    Agreed,
+    /// A player left before each side had moved: the game has no result and is not kept.
+    Aborted,
 }
 
 impl GameStatus {
-    /// Whether the game has ended (won, drawn or resigned).
+    /// Whether the game has ended (won, drawn, resigned, lost on time, agreed drawn or
+    /// aborted).
     pub fn is_over(&self) -> bool {
-        matches!(
-            self,
-            GameStatus::Won { .. } | GameStatus::Drawn | GameStatus::Resigned { .. }
-        )
+        !matches!(self, GameStatus::Waiting | GameStatus::Playing { .. })
+    }
+
+    /// The winner of a finished game, if it has one.
+    pub fn winner(&self) -> Option<Mark> {
+        match self {
+            GameStatus::Won { winner, .. }
+            | GameStatus::Resigned { winner }
+            | GameStatus::Timeout { winner } => Some(*winner),
+            _ => None,
+        }
     }
 }
 
@@ -884,11 +1123,19 @@ pub enum ErrorCode {
     StoreUnavailable,
     /// `analyze` from a player while the game is on, in a room created without hints.
     HintsOff,
+    /// A `create_room` time control that is not one the server offers (the message names
+    /// the field and the allowed range).
+    InvalidTimeControl,
+    /// A `takeback` in a room that does not allow them, or with no move of yours to take
+    /// back.
+    TakebackRefused,
+    /// An answer (`accept`) to an offer that was not made, or an offer while one waits.
+    NoOffer,
 }
 
 impl ErrorCode {
     /// Every code, for exhaustive tests and documentation.
-    pub const ALL: [ErrorCode; 25] = [
+    pub const ALL: [ErrorCode; 28] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedProtocol,
         ErrorCode::InvalidName,
@@ -914,6 +1161,9 @@ impl ErrorCode {
         ErrorCode::UnknownGame,
         ErrorCode::StoreUnavailable,
         ErrorCode::HintsOff,
+        ErrorCode::InvalidTimeControl,
+        ErrorCode::TakebackRefused,
+        ErrorCode::NoOffer,
     ];
 
     /// The code as it appears on the wire.
@@ -944,6 +1194,9 @@ impl ErrorCode {
             ErrorCode::UnknownGame => "unknown_game",
             ErrorCode::StoreUnavailable => "store_unavailable",
             ErrorCode::HintsOff => "hints_off",
+            ErrorCode::InvalidTimeControl => "invalid_time_control",
+            ErrorCode::TakebackRefused => "takeback_refused",
+            ErrorCode::NoOffer => "no_offer",
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use inarow_protocol::{
     ClientFrame, ClientMessage, ErrorCode, GameStatus, Level, Mark, MoveAnalysis, MoveValue,
     RequestId, RoomId, RulesSpec, SeatChoice, SeatPlan, SeatRequest, ServerFrame, ServerMessage,
-    decode_client, decode_server, encode,
+    TimeControl, TimeControlSpec, decode_client, decode_server, encode,
 };
 use serde_json::Value;
 
@@ -132,6 +132,8 @@ fn every_message_type_is_documented() {
         "game",
         "analyze",
         "rename",
+        "takeback",
+        "draw",
     ];
     let server = [
         "welcome", "rooms", "room", "moved", "analysis", "chat", "left", "error", "bye", "history",
@@ -154,6 +156,8 @@ fn every_message_type_is_documented() {
         | ClientMessage::SetSeat { .. }
         | ClientMessage::Play { .. }
         | ClientMessage::Resign { .. }
+        | ClientMessage::Takeback { .. }
+        | ClientMessage::Draw { .. }
         | ClientMessage::Rematch { .. }
         | ClientMessage::Chat { .. }
         | ClientMessage::Sync { .. }
@@ -209,7 +213,9 @@ fn examples_mean_what_the_document_says() {
                 o: SeatRequest::Open
             },
             private: false,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         }
     );
     let ai = decode_client(r#"{"type": "create_room", "rules": "tictactoe", "seats": {"X": {"kind": "ai"}, "O": {"kind": "me"}}}"#)
@@ -384,6 +390,19 @@ fn every_message_round_trips() {
             },
             private: true,
             hints: true,
+            time_control: Some(TimeControlSpec::Custom(TimeControl::Fischer {
+                base_ms: 60_000,
+                increment_ms: 0,
+            })),
+            takebacks: Some(true),
+        },
+        ClientMessage::Takeback {
+            room: "r".into(),
+            accept: Some(false),
+        },
+        ClientMessage::Draw {
+            room: "r".into(),
+            accept: None,
         },
         ClientMessage::Analyze { room: "r".into() },
         ClientMessage::Join {

@@ -366,6 +366,10 @@ fn snapshot() -> impl Strategy<Value = RoomSnapshot> {
                 spectators,
                 last_game: last_game.map(GameId),
                 chat: Vec::new(),
+                time_control: None,
+                takebacks: false,
+                clock: None,
+                offer: None,
             },
         )
 }
@@ -443,6 +447,7 @@ proptest! {
             cell,
             by,
             status,
+            clock: None,
         });
         round_trip(message)?;
     }

@@ -36,6 +36,14 @@ fn documented(request: &Request) -> &'static [ErrorCode] {
             IllegalMove,
         ],
         Request::Resign => &[NotInRoom, NotAPlayer, GameNotInProgress],
+        Request::Takeback { .. } => &[
+            NotInRoom,
+            NotAPlayer,
+            GameNotInProgress,
+            TakebackRefused,
+            NoOffer,
+        ],
+        Request::Draw { .. } => &[NotInRoom, NotAPlayer, GameNotInProgress, NoOffer],
         Request::Rematch => &[NotInRoom, NotAPlayer, GameInProgress],
         Request::Chat { .. } => &[NotInRoom, InvalidChat],
         Request::Sync => &[NotInRoom],
@@ -142,6 +150,8 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
         },
         private: false,
         hints: false,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let id = room::open(&state.room_context(), spec, people[0].clone(), None)
         .map_err(|r| TestCaseError::fail(r.to_string()))?;
@@ -158,7 +168,12 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             Ok(frame) => frame,
             Err(e) => {
                 prop_assert!(
-                    matches!(e.code, ErrorCode::BadRequest | ErrorCode::InvalidRules),
+                    matches!(
+                        e.code,
+                        ErrorCode::BadRequest
+                            | ErrorCode::InvalidRules
+                            | ErrorCode::InvalidTimeControl
+                    ),
                     "{} for {}",
                     e.code,
                     text
@@ -180,6 +195,8 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
                 seats,
                 private,
                 hints,
+                time_control,
+                takebacks,
             }) => {
                 let request = CreateRoom {
                     name,
@@ -187,6 +204,8 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
                     seats,
                     private,
                     hints,
+                    time_control,
+                    takebacks,
                 };
                 if let Err(refusal) = RoomSpec::try_from_request(request, "ann", 24) {
                     prop_assert!(
@@ -194,6 +213,7 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
                             refusal.code,
                             ErrorCode::InvalidRules
                                 | ErrorCode::InvalidName
+                                | ErrorCode::InvalidTimeControl
                                 | ErrorCode::BadRequest
                         ),
                         "{} for {}",

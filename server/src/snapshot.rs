@@ -8,6 +8,27 @@ use inarow_protocol::{
     SeatInfo, ServerMessage,
 };
 
+/// How a game ended other than on the board, as the table keeps it (and the store saves
+/// it for a restart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Ending {
+    /// A player resigned; `winner` is the other.
+    Resigned {
+        /// The player who did not resign.
+        winner: Mark,
+    },
+    /// A clock ran out (or a seat was given up in a timed game); `winner` is the other.
+    Timeout {
+        /// The player whose clock did not run out.
+        winner: Mark,
+    },
+    /// The players agreed a draw.
+    Agreed,
+    /// A player left before each side had moved: no result.
+    Aborted,
+}
+
 /// A game's status without a won game's line: what the room decides with (whose turn,
 /// whether the game is over), cheap to copy. [`status`] gives the wire's whole status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +52,15 @@ pub(crate) enum StatusView {
         /// Who won.
         winner: Mark,
     },
+    /// The loser's clock ran out.
+    Timeout {
+        /// Who won.
+        winner: Mark,
+    },
+    /// Drawn by agreement.
+    Agreed,
+    /// Aborted before each side had moved.
+    Aborted,
 }
 
 /// The wire mark of an engine player.
@@ -97,10 +127,10 @@ fn side(n: u32) -> u8 {
 /// while the game is not over (then it waits for someone to take the seat).
 pub(crate) fn status(
     position: &Position,
-    resigned: Option<Mark>,
+    ending: Option<Ending>,
     seats_filled: bool,
 ) -> GameStatus {
-    match status_view(position, resigned, seats_filled) {
+    match status_view(position, ending, seats_filled) {
         StatusView::Waiting => GameStatus::Waiting,
         StatusView::Playing { turn } => GameStatus::Playing { turn },
         StatusView::Won { winner } => GameStatus::Won {
@@ -114,17 +144,24 @@ pub(crate) fn status(
         },
         StatusView::Drawn => GameStatus::Drawn,
         StatusView::Resigned { winner } => GameStatus::Resigned { winner },
+        StatusView::Timeout { winner } => GameStatus::Timeout { winner },
+        StatusView::Agreed => GameStatus::Agreed,
+        StatusView::Aborted => GameStatus::Aborted,
     }
 }
 
 /// [`status`] without a won game's line.
 pub(crate) fn status_view(
     position: &Position,
-    resigned: Option<Mark>,
+    ending: Option<Ending>,
     seats_filled: bool,
 ) -> StatusView {
-    if let Some(winner) = resigned {
-        return StatusView::Resigned { winner };
+    match ending {
+        Some(Ending::Resigned { winner }) => return StatusView::Resigned { winner },
+        Some(Ending::Timeout { winner }) => return StatusView::Timeout { winner },
+        Some(Ending::Agreed) => return StatusView::Agreed,
+        Some(Ending::Aborted) => return StatusView::Aborted,
+        None => {}
     }
     match position.status() {
         engine::GameStatus::Won { winner, .. } => StatusView::Won {
@@ -156,8 +193,16 @@ pub(crate) struct RoomFacts<'a> {
     pub(crate) seats: Vec<SeatInfo>,
     /// The game.
     pub(crate) position: &'a Position,
-    /// The winner by resignation, if someone resigned.
-    pub(crate) resigned: Option<Mark>,
+    /// How the game ended off the board, if it did.
+    pub(crate) ending: Option<Ending>,
+    /// The time control; `None` without a clock.
+    pub(crate) time_control: Option<wire::TimeControl>,
+    /// Whether takebacks may be granted.
+    pub(crate) takebacks: bool,
+    /// Both clocks now, in a timed game.
+    pub(crate) clock: Option<wire::ClockState>,
+    /// An offer waiting for its answer.
+    pub(crate) offer: Option<wire::Offer>,
     /// Spectators' names.
     pub(crate) spectators: Vec<String>,
     /// The id of the room's last finished game, once one has ended.
@@ -170,7 +215,7 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         .seats
         .iter()
         .all(|s| !matches!(s.occupant, wire::Occupant::Empty));
-    let status = status(facts.position, facts.resigned, seats_filled);
+    let status = status(facts.position, facts.ending, seats_filled);
     let legal_moves = if matches!(status, GameStatus::Playing { .. }) {
         facts
             .position
@@ -187,6 +232,8 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         rules: rules(facts.position.rules()),
         private: facts.private,
         hints: facts.hints,
+        time_control: facts.time_control,
+        takebacks: facts.takebacks,
         seq: facts.seq,
         game: facts.game,
         seats: facts.seats,
@@ -201,6 +248,8 @@ pub(crate) fn snapshot(facts: RoomFacts<'_>) -> RoomSnapshot {
         legal_moves,
         status,
         last_move: facts.position.last_cell().map(Cell::notation),
+        clock: facts.clock,
+        offer: facts.offer,
         spectators: facts.spectators,
         last_game: facts.last_game,
         chat: Vec::new(),
@@ -215,6 +264,7 @@ pub(crate) fn moved(
     game: u32,
     position: &Position,
     status: GameStatus,
+    clock: Option<wire::ClockState>,
 ) -> Option<ServerMessage> {
     let mv = position.history().last()?;
     let cell = position.last_cell()?;
@@ -227,6 +277,7 @@ pub(crate) fn moved(
         cell: cell.notation(),
         by: mark(position.get(cell)?),
         status,
+        clock,
     }))
 }
 
@@ -250,8 +301,10 @@ pub(crate) fn record_text(game: &GameSummary, moves: &[PlayedMove]) -> Result<St
     let (result, termination) = match &game.result {
         GameStatus::Won { winner, line } => (won_by(*winner), format!("line {}", line.join(" "))),
         GameStatus::Resigned { winner } => (won_by(*winner), "resigned".to_owned()),
+        GameStatus::Timeout { winner } => (won_by(*winner), "time".to_owned()),
         GameStatus::Drawn => (RecordResult::Drawn, "board full".to_owned()),
-        GameStatus::Waiting | GameStatus::Playing { .. } => {
+        GameStatus::Agreed => (RecordResult::Drawn, "agreement".to_owned()),
+        GameStatus::Waiting | GameStatus::Playing { .. } | GameStatus::Aborted => {
             (RecordResult::Unfinished, "unfinished".to_owned())
         }
     };
@@ -270,9 +323,18 @@ pub(crate) fn record_text(game: &GameSummary, moves: &[PlayedMove]) -> Result<St
     tags.push(("End".to_owned(), record::utc_timestamp(game.ended_at)));
     tags.push(("Result".to_owned(), result.token().to_owned()));
     tags.push(("Termination".to_owned(), termination));
+    if let Some(control) = game.time_control {
+        tags.push(("TimeControl".to_owned(), control.to_string()));
+    }
     let comments = moves
         .iter()
-        .map(|m| Some(record::seconds_comment(m.ms)))
+        .map(|m| {
+            let mut comment = record::seconds_comment(m.ms);
+            if let Some(clock) = m.clock_ms {
+                comment.push_str(&format!(" [%clk {}]", clock_text(clock)));
+            }
+            Some(comment)
+        })
         .collect();
     Ok(Record {
         tags,
@@ -281,6 +343,18 @@ pub(crate) fn record_text(game: &GameSummary, moves: &[PlayedMove]) -> Result<St
         result,
     }
     .to_string())
+}
+
+/// A remaining time as PGN's `%clk` writes it: `H:MM:SS.t` (tenths).
+fn clock_text(ms: u64) -> String {
+    let tenths = ms / 100;
+    format!(
+        "{}:{:02}:{:02}.{}",
+        tenths / 36_000,
+        tenths / 600 % 60,
+        tenths / 10 % 60,
+        tenths % 10
+    )
 }
 
 fn won_by(winner: Mark) -> RecordResult {

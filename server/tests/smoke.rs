@@ -101,6 +101,8 @@ async fn hello_create_a_room_against_the_ai_and_play() {
             },
             private: false,
             hints: false,
+            time_control: None,
+            takebacks: None,
         },
     )
     .await;
@@ -232,6 +234,8 @@ async fn shutdown_stops_a_thinking_ai_and_says_bye_to_a_spectator() {
             seats: SeatPlan { x: ai, o: ai },
             private: false,
             hints: false,
+            time_control: None,
+            takebacks: None,
         },
     )
     .await;

@@ -14,6 +14,13 @@ const ROOMS_KEY = "inarow.rooms";
 /** "on" when the player wants a sound on their turn and at a game's end. */
 const SOUND_KEY = "inarow.sound";
 const LOBBY_REFRESH_MS = 3000;
+/** Statuses of a finished game. */
+const OVER = ["won", "drawn", "resigned", "timeout", "agreed", "aborted"];
+/** A clock under this is low: shown in red, and (with sound on) it ticks aloud each
+ *  second on the player's own clock. The terminal client uses the same figure. */
+const LOW_TIME_MS = 10000;
+/** How often the running clock is redrawn between the server's figures. */
+const CLOCK_TICK_MS = 100;
 const CHAT_LINES = 200;
 const TITLE = "inarow";
 
@@ -185,7 +192,9 @@ function drawSoundSwitch() {
   const on = soundOn();
   const button = $("sound");
   button.textContent = on ? "Sound: on" : "Sound: off";
-  button.title = on ? "Mute the sound of your turn and of a game's end" : "Play a sound on your turn and at a game's end";
+  button.title = on
+    ? "Mute the sounds of your turn, a game's end and your low time"
+    : "Play a sound on your turn, at a game's end and as your clock runs low";
 }
 
 let audio = null;
@@ -321,7 +330,7 @@ function tellMove(before, after, by, cell) {
   const mine = mySeat(after);
   const status = after.status;
   let words = `${moverName(before, by)} played ${cell}.`;
-  const over = ["won", "drawn", "resigned"].includes(status.state);
+  const over = OVER.includes(status.state);
   if (over) words += ` ${statusLine(after, mine)}`;
   else if (status.state === "playing" && status.turn === mine) words += " Your move.";
   announce(words);
@@ -359,6 +368,7 @@ function onSnapshot(snap, asked) {
     delete snap.chat;
   }
   entry.snap = snap;
+  entry.clockAt = performance.now();
   entry.syncing = false;
   state.rooms.set(snap.id, entry);
   rememberRooms();
@@ -394,6 +404,7 @@ function onMoved(msg) {
   const next = applyMoved(before, msg);
   if (!next) return resync(entry);
   entry.snap = next;
+  entry.clockAt = performance.now();
   tellMove(before, next, msg.by, msg.cell);
   if (route().view === "room" && route().id === msg.room) drawRoom();
 }
@@ -512,7 +523,9 @@ function resultWords(result, x, o) {
   switch (result.state) {
     case "won": return `${name(result.winner)} (${result.winner}) won`;
     case "resigned": return `${name(result.winner)} (${result.winner}) won by resignation`;
+    case "timeout": return `${name(result.winner)} (${result.winner}) won on time`;
     case "drawn": return "drawn";
+    case "agreed": return "drawn by agreement";
     default: return result.state;
   }
 }
@@ -561,6 +574,17 @@ function onGame(game) {
   drawReplay();
 }
 
+/** In a timed game, both clocks after move `ply`: each side's clock after its last move
+ *  so far (its whole time before its first), as the record's %clk gives them. */
+function replayClocks(game, ply) {
+  if (!game.time_control) return "";
+  const start = { fischer: game.time_control.base_ms, per_move: game.time_control.ms,
+    correspondence: (game.time_control.days || 0) * 86400000 }[game.time_control.kind];
+  const left = { X: start, O: start };
+  for (const m of game.moves.slice(0, ply)) if (m.clock_ms !== undefined) left[m.by] = m.clock_ms;
+  return ` Clocks: X ${clockText(left.X)}, O ${clockText(left.O)}.`;
+}
+
 /** Shows the kept game at ply `ply` (clamped to the game). */
 function replayTo(ply) {
   const replay = state.replay;
@@ -580,11 +604,14 @@ function drawReplay() {
   const { game, ply } = replay;
   const total = game.moves.length;
   $("game-title").textContent = `Game ${game.game}: ${playerWords(game.x)} (X) against ${playerWords(game.o)} (O)`;
-  $("game-rules").textContent = `${rulesLabel(game.rules)} · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
+  $("game-rules").textContent = `${rulesLabel(game.rules)}` +
+    (game.time_control ? ` · clock ${timeControlWords(game.time_control)}` : "") +
+    ` · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
   const last = ply > 0 ? game.moves[ply - 1] : null;
   $("game-status").textContent =
     `Move ${ply} of ${total}` + (last ? `: ${last.by} played ${last.move}` : ": the empty board") +
-    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".");
+    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".") +
+    replayClocks(game, ply);
   const snap = replayAt(game, ply);
   $("game-view").classList.toggle("gravity", game.rules.gravity);
   drawBoard(snap, null, REPLAY_IDS);
@@ -599,7 +626,7 @@ function drawReplay() {
       "aria-current": i + 1 === ply ? "step" : null,
       dataset: { ply: String(i + 1) },
       onclick: () => replayTo(i + 1),
-    }, `${i + 1}. ${m.by} ${m.move}`))));
+    }, `${i + 1}. ${m.by} ${m.move}` + (m.clock_ms !== undefined ? ` (${clockText(m.clock_ms)})` : "")))));
   $("replay-text").value = game.text;
   const download = $("replay-download");
   if (download.dataset.game !== String(game.game)) {
@@ -637,6 +664,9 @@ function statusWords(status) {
     case "won": return `${status.winner} won`;
     case "drawn": return "drawn";
     case "resigned": return `${status.winner} won by resignation`;
+    case "timeout": return `${status.winner} won on time`;
+    case "agreed": return "drawn by agreement";
+    case "aborted": return "aborted";
     default: return status.state;
   }
 }
@@ -652,7 +682,7 @@ function drawLobby() {
         { dataset: { room: room.id } },
         h("span", { class: "what" },
           h("strong", {}, room.name),
-          `${rulesLabel(room.rules)} — ${seats} — ${statusWords(room.status)}` +
+          `${rulesLabel(room.rules)}${room.time_control ? ` ${timeControlWords(room.time_control)}` : ""} — ${seats} — ${statusWords(room.status)}` +
             (room.spectators ? ` — ${room.spectators} watching` : "")),
         open ? h("a", { href: `#/r/${room.id}`, class: "button join" }, "Join") : null,
         h("a", { href: `#/w/${room.id}`, class: "button secondary watch" }, "Watch"),
@@ -686,7 +716,123 @@ function statusLine(snap, mine) {
     case "drawn": return "Drawn.";
     case "resigned":
       return s.winner === mine ? "Your opponent resigned: you won." : `${name(s.winner)} (${s.winner}) won by resignation.`;
+    case "timeout":
+      if (s.winner === mine) return "Your opponent ran out of time: you won.";
+      return mine ? "You ran out of time." : `${name(s.winner)} (${s.winner}) won on time.`;
+    case "agreed": return "Drawn by agreement.";
+    case "aborted": return "Aborted before each side had moved: no result.";
     default: return s.state;
+  }
+}
+
+/** The waiting offer, after the status: who asked for what. */
+function offerWords(snap, mine) {
+  const offer = snap.offer;
+  if (!offer) return "";
+  const what = offer.kind === "draw" ? "a draw" : "to take back a move";
+  if (offer.by === mine) return ` You asked for ${what}; waiting for the answer.`;
+  const who = mine ? "Your opponent" : offer.by;
+  return ` ${who} asks for ${what}.`;
+}
+
+// --- clocks --------------------------------------------------------------------------
+
+/** Time on a clock: 2:58, 1:02:05 past an hour, 9.4 under ten seconds, 3d 4h for days
+ *  (the terminal client writes the same). */
+function clockText(ms) {
+  const secs = Math.floor(ms / 1000);
+  if (secs >= 86400) return `${Math.floor(secs / 86400)}d ${Math.floor((secs % 86400) / 3600)}h`;
+  const pad = (n) => String(n).padStart(2, "0");
+  if (secs >= 3600) return `${Math.floor(secs / 3600)}:${pad(Math.floor(secs / 60) % 60)}:${pad(secs % 60)}`;
+  if (ms < 10000) return `${secs}.${Math.floor((ms % 1000) / 100)}`;
+  return `${Math.floor(secs / 60)}:${pad(secs % 60)}`;
+}
+
+/** A seat's remaining time now: the server's figure, the running clock counted down
+ *  since it came (never below zero: the server says when a clock runs out). */
+function remainingNow(entry, mark) {
+  const clock = entry.snap.clock;
+  const ms = mark === "X" ? clock.x_ms : clock.o_ms;
+  if (clock.running !== mark) return ms;
+  return Math.max(0, ms - (performance.now() - (entry.clockAt || performance.now())));
+}
+
+/** The clock of one seat, for its row in the seats box. */
+function clockSpan(entry, mark) {
+  const clock = entry.snap.clock;
+  const left = remainingNow(entry, mark);
+  const running = clock.running === mark;
+  return h("span", {
+    class: `clock${running ? " running" : ""}${left < LOW_TIME_MS ? " low" : ""}`,
+    dataset: { clock: mark },
+    role: "timer",
+    "aria-label": `${mark}'s clock${running ? ", running" : ""}`,
+  }, clockText(left));
+}
+
+/** A time control as the create form names it: 3+2, 30 s a move, 1 day a move. */
+function timeControlWords(tc) {
+  switch (tc.kind) {
+    case "fischer": {
+      const base = tc.base_ms % 60000 === 0 ? `${tc.base_ms / 60000}` : `${tc.base_ms / 1000}s`;
+      return `${base}+${tc.increment_ms / 1000}`;
+    }
+    case "per_move": return `${tc.ms / 1000} s a move`;
+    case "correspondence": return `${tc.days} day${tc.days === 1 ? "" : "s"} a move`;
+    default: return tc.kind;
+  }
+}
+
+/** Above the board on narrow screens: both clocks, X on the left. */
+function drawClockBar(entry) {
+  const bar = $("clock-bar");
+  bar.hidden = !entry.snap.clock;
+  if (!entry.snap.clock) return bar.replaceChildren();
+  bar.replaceChildren(...["X", "O"].map((mark) =>
+    h("span", { class: "bar-seat" },
+      h("span", { class: `disc ${mark.toLowerCase()}`, "aria-hidden": "true" }, mark),
+      clockSpan(entry, mark))));
+}
+
+/** Between the server's events, counts the running clock down on screen, and (with sound
+ *  on) ticks aloud each second of the player's own low time. */
+function tickClocks() {
+  const entry = currentRoom();
+  if (!entry || !entry.snap.clock || !entry.snap.clock.running || route().view !== "room") return;
+  const mark = entry.snap.clock.running;
+  const shown = document.querySelectorAll(`[data-clock="${mark}"]`);
+  if (!shown.length) return;
+  const left = remainingNow(entry, mark);
+  for (const el of shown) {
+    el.textContent = clockText(left);
+    el.classList.toggle("low", left < LOW_TIME_MS);
+  }
+  if (left < LOW_TIME_MS && left > 0 && mark === mySeat(entry.snap)) {
+    const second = Math.ceil(left / 1000);
+    if (state.lowTick !== second) {
+      state.lowTick = second;
+      tick();
+    }
+  }
+}
+
+/** One short click of low time; quiet unless the player turned the sound on. */
+function tick() {
+  if (!soundOn()) return;
+  try {
+    audio = audio || new AudioContext();
+    const now = audio.currentTime;
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = 1200;
+    gain.gain.setValueAtTime(0.0001, now);
+    gain.gain.exponentialRampToValueAtTime(0.08, now + 0.005);
+    gain.gain.exponentialRampToValueAtTime(0.0001, now + 0.06);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(now);
+    osc.stop(now + 0.08);
+  } catch {
+    // No audio in this browser: the clock still turns red.
   }
 }
 
@@ -721,12 +867,15 @@ function drawRoom() {
     `${rulesLabel(snap.rules)} · game ${snap.game} · move ${snap.ply}` +
     (mine ? ` · you play ${mine}` : " · you are watching") +
     (snap.private ? " · private" : "") +
+    (snap.time_control ? ` · clock ${timeControlWords(snap.time_control)}` : "") +
     (snap.spectators.length ? ` · watching: ${snap.spectators.join(", ")}` : "");
   const status = $("room-status");
-  status.textContent = state.online ? statusLine(snap, mine) : `Offline: ${state.offlineWhy || "reconnecting…"}`;
+  status.textContent = state.online
+    ? statusLine(snap, mine) + offerWords(snap, mine)
+    : `Offline: ${state.offlineWhy || "reconnecting…"}`;
   status.classList.toggle("offline-banner", !state.online);
   $("moves").textContent = snap.moves.length ? `Moves: ${snap.moves.join(" ")}` : "";
-  const over = ["won", "drawn", "resigned"].includes(st.state);
+  const over = OVER.includes(st.state);
   // Where the finished game is kept (the snapshot names it once the game has ended).
   $("room-kept").replaceChildren(...(over && snap.last_game
     ? ["This game is kept as ", h("a", { href: `#/g/${snap.last_game}`, id: "kept-link" }, `game ${snap.last_game}`), ": replay it any time."]
@@ -734,6 +883,7 @@ function drawRoom() {
   drawBoard(snap, mine);
   drawHintInfo(entry);
   drawSeats(snap, mine);
+  drawClockBar(entry);
   drawActions(snap, mine);
   $("invite").replaceChildren(
     h("span", {}, "Invite: "),
@@ -848,7 +998,7 @@ function playAt(col, row) {
   if (!state.online) return notice("Not connected: reconnecting… Your move was not sent.");
   if (!mine) return notice("You are watching: take a seat to play.");
   const st = snap.status.state;
-  if (st === "won" || st === "drawn" || st === "resigned") {
+  if (OVER.includes(st)) {
     return notice("The game is over. Ask for a rematch to play again.");
   }
   if (st === "waiting") return notice("The game waits for a player to take the open seat.");
@@ -869,6 +1019,7 @@ function maySetSeats(snap, mine) {
 
 function drawSeats(snap, mine) {
   const turn = snap.status.state === "playing" ? snap.status.turn : null;
+  const entry = state.rooms.get(snap.id);
   const controls = maySetSeats(snap, mine);
   $("seats").replaceChildren(
     ...snap.seats.map((seat) => {
@@ -907,6 +1058,7 @@ function drawSeats(snap, mine) {
       return h("div", { class: `seat${turn === seat.mark ? " turn" : ""}`, dataset: { seat: seat.mark } },
         h("span", { class: `disc ${seat.mark.toLowerCase()}` }, seat.mark),
         h("span", { class: "who" }, who),
+        snap.clock && entry ? clockSpan(entry, seat.mark) : null,
         ...buttons);
     }),
   );
@@ -914,7 +1066,7 @@ function drawSeats(snap, mine) {
 
 function drawActions(snap, mine) {
   const st = snap.status.state;
-  const over = st === "won" || st === "drawn" || st === "resigned";
+  const over = OVER.includes(st);
   const buttons = [];
   if (mine && over) {
     const asked = snap.seats.find((s) => s.mark === mine).rematch;
@@ -923,6 +1075,39 @@ function drawActions(snap, mine) {
       onclick: () => request({ type: "rematch", room: snap.id }),
       dataset: { action: "rematch" },
     }, asked ? "Rematch asked" : "Rematch"));
+  }
+  const offer = snap.offer;
+  if (mine && st === "playing" && offer && offer.by !== mine) {
+    const what = offer.kind === "draw" ? "draw" : "takeback";
+    buttons.push(
+      h("button", {
+        onclick: () => request({ type: offer.kind, room: snap.id, accept: true }),
+        dataset: { action: `accept-${what}` },
+      }, offer.kind === "draw" ? "Accept draw" : "Allow takeback"),
+      h("button", {
+        class: "secondary",
+        onclick: () => request({ type: offer.kind, room: snap.id, accept: false }),
+        dataset: { action: `decline-${what}` },
+      }, "Decline"),
+    );
+  } else if (mine && st === "playing") {
+    const asked = Boolean(offer);
+    // A takeback needs one of our moves on the board; the server checks the rest.
+    const ours = snap.ply >= (mine === "X" ? 1 : 2);
+    if (snap.takebacks) {
+      buttons.push(h("button", {
+        class: "secondary",
+        disabled: asked || !ours,
+        onclick: () => request({ type: "takeback", room: snap.id }),
+        dataset: { action: "takeback" },
+      }, asked && offer.kind === "takeback" ? "Takeback asked" : "Take back"));
+    }
+    buttons.push(h("button", {
+      class: "secondary",
+      disabled: asked,
+      onclick: () => request({ type: "draw", room: snap.id }),
+      dataset: { action: "draw" },
+    }, asked && offer.kind === "draw" ? "Draw offered" : "Offer draw"));
   }
   if (mine && st === "playing") {
     buttons.push(h("button", {
@@ -1040,6 +1225,14 @@ function seatPlan(value) {
   return { kind: "ai", level: value };
 }
 
+/** The `time_control` of the create form's choice: a Fischer preset by name, `30s` a move,
+ *  `1d` correspondence. */
+function clockControl(value) {
+  if (value === "30s") return { kind: "per_move", ms: 30000 };
+  if (value === "1d") return { kind: "correspondence", days: 1 };
+  return value;
+}
+
 function onCreate(event) {
   event.preventDefault();
   const preset = $("create-rules").value;
@@ -1051,7 +1244,10 @@ function onCreate(event) {
     seats: plan,
     private: $("create-private").checked,
     hints: $("create-hints").checked,
+    takebacks: $("create-takebacks").checked,
   };
+  const clock = $("create-clock").value;
+  if (clock !== "none") message.time_control = clockControl(clock);
   const name = $("create-name").value.trim();
   if (name) message.name = name;
   notice(null);
@@ -1136,6 +1332,11 @@ function init() {
     $("custom-rules").hidden = $("create-rules").value !== "custom";
   });
   $("create-form").addEventListener("submit", onCreate);
+  // Takebacks are on for untimed games and off for timed ones unless chosen.
+  $("create-clock").addEventListener("change", () => {
+    $("create-takebacks").checked = $("create-clock").value === "none";
+  });
+  setInterval(tickClocks, CLOCK_TICK_MS);
   $("join-form").addEventListener("submit", onJoin);
   $("games-form").addEventListener("submit", (event) => {
     event.preventDefault();

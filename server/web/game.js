@@ -75,6 +75,9 @@ export function applyMoved(room, moved) {
     last_move: moved.cell,
     status: moved.status,
     legal_moves: playing ? legalMoves(room.rules, board) : [],
+    // The clocks after the move (absent without a clock); a move ends any offer.
+    clock: moved.clock,
+    offer: undefined,
   };
 }
 

@@ -121,7 +121,10 @@ pub fn check_result(snapshot: &RoomSnapshot) {
                 "a draw with a line on the board: {snapshot:?}"
             );
         }
-        GameStatus::Resigned { .. } => {}
+        GameStatus::Resigned { .. }
+        | GameStatus::Timeout { .. }
+        | GameStatus::Agreed
+        | GameStatus::Aborted => {}
         other => panic!("game not over: {other:?} in {snapshot:?}"),
     }
 }
@@ -176,6 +179,10 @@ mod tests {
             spectators: Vec::new(),
             last_game: None,
             chat: Vec::new(),
+            time_control: None,
+            takebacks: false,
+            clock: None,
+            offer: None,
         }
     }
 

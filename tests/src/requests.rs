@@ -58,6 +58,8 @@ impl Client {
             seats,
             private,
             hints: false,
+            time_control: None,
+            takebacks: None,
         })
         .await
     }

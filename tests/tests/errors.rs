@@ -35,6 +35,7 @@ const SCENARIOS: &[(&str, Scenario)] = &[
     ("too_many_sessions", || Box::pin(too_many_sessions())),
     ("store_errors", || Box::pin(store_errors())),
     ("hints_off", || Box::pin(hints_off())),
+    ("offers", || Box::pin(offers())),
 ];
 
 /// A request that must succeed: proves the connection is still usable.
@@ -150,6 +151,8 @@ async fn bad_request() -> Vec<ErrorCode> {
         seats: plan(SeatRequest::Me, SeatRequest::Me),
         private: false,
         hints: false,
+        time_control: None,
+        takebacks: None,
     };
     seen.push(c.expect_refused(both, ErrorCode::BadRequest).await.code);
     still_usable(&mut c).await;
@@ -241,6 +244,8 @@ async fn invalid_rules() -> Vec<ErrorCode> {
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: false,
             hints: false,
+            time_control: None,
+            takebacks: None,
         };
         let reply = c.expect_refused(create, ErrorCode::InvalidRules).await;
         if let RulesSpec::Preset(_) = rules {
@@ -773,6 +778,8 @@ async fn too_many_rooms() -> Vec<ErrorCode> {
         seats: plan(SeatRequest::Me, SeatRequest::Open),
         private: true,
         hints: false,
+        time_control: None,
+        takebacks: None,
     };
     // The session's own cap, then the server's: each message says which.
     let mine = c
@@ -853,6 +860,35 @@ async fn hints_off() -> Vec<ErrorCode> {
     vec![refused.code]
 }
 
+/// A time control out of range, a takeback with nothing to take back, an answer to an
+/// offer never made.
+async fn offers() -> Vec<ErrorCode> {
+    let server = TestServer::start(fast_config()).await;
+    let (mut ann, mut bob, room) = server.seated_pair().await;
+    ann.send_raw(
+        r#"{"type": "create_room", "id": 7, "rules": "tictactoe", "time_control": {"kind": "per_move", "ms": 10}}"#,
+    )
+    .await;
+    let bad_clock = ann.expect_error(ErrorCode::InvalidTimeControl).await;
+    assert_eq!(bad_clock.id, Some(RequestId::Number(7)));
+    assert!(
+        bad_clock.message.contains("time_control.ms"),
+        "{bad_clock:?}"
+    );
+    let takeback = |accept| ClientMessage::Takeback {
+        room: room.clone(),
+        accept,
+    };
+    let refused = bob
+        .expect_refused(takeback(None), ErrorCode::TakebackRefused)
+        .await;
+    let no_offer = ann
+        .expect_refused(takeback(Some(true)), ErrorCode::NoOffer)
+        .await;
+    still_usable(&mut ann).await;
+    vec![bad_clock.code, refused.code, no_offer.code]
+}
+
 /// Issue 37: a spectator of a game against the AI may neither remove the AI nor put one
 /// in; the player still may. In a room where nobody sits, anyone in it sets the seats up
 /// (tests/tests/ai.rs has a watcher start an AI-against-AI game).
@@ -929,6 +965,7 @@ mod each {
         too_many_sessions,
         store_errors,
         hints_off,
+        offers,
     );
 }
 

@@ -26,6 +26,8 @@ async fn create_until_refused(client: &mut Client) -> (usize, ServerMessage) {
             seats: Default::default(),
             private: true,
             hints: false,
+            time_control: None,
+            takebacks: None,
         };
         let id = client.request(create).await;
         let frame = loop {

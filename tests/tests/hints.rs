@@ -131,6 +131,8 @@ async fn players_of_a_hints_room_may_ask_during_the_game() {
             seats: plan(SeatRequest::Me, perfect_ai()),
             private: false,
             hints: true,
+            time_control: None,
+            takebacks: None,
         })
         .await;
     assert!(snapshot.hints, "the snapshot shows the room allows hints");
@@ -197,6 +199,8 @@ async fn a_move_before_the_analysis_is_ready_is_answered_stale_ply_never_a_stale
             seats: plan(SeatRequest::Me, perfect_ai()),
             private: false,
             hints: true,
+            time_control: None,
+            takebacks: None,
         })
         .await
         .id;
@@ -291,6 +295,8 @@ async fn one_unanswered_analyze_per_member_and_room() {
             seats: plan(SeatRequest::Me, perfect_ai()),
             private: false,
             hints: true,
+            time_control: None,
+            takebacks: None,
         })
         .await
         .id;

@@ -540,6 +540,8 @@ async fn session_room_cap(server: &TestServer) {
         seats: Default::default(),
         private: true,
         hints: false,
+        time_control: None,
+        takebacks: None,
     };
     let refused = c.expect_refused(create, ErrorCode::TooManyRooms).await;
     assert!(refused.message.contains("8 open rooms"), "{refused:?}");

@@ -253,6 +253,8 @@ async fn a_private_room_is_unlisted_and_joined_by_its_code() {
             seats: plan(SeatRequest::Me, SeatRequest::Open),
             private: true,
             hints: false,
+            time_control: None,
+            takebacks: None,
         })
         .await;
     assert_eq!(private.name, "Friday night");
@@ -305,13 +307,13 @@ async fn leaving_frees_the_seat_without_forfeiting() {
     let server = TestServer::start(fast_config()).await;
     let (mut ann, mut bob, room) = server.seated_pair().await;
     let mut cy = server.lobby("Cy").await;
-    ann.play(&room, 0, "b2").await;
-    bob.reach_room(&room, |s| s.ply == 1).await;
+    // Each side has moved (leaving before that aborts the game: tests/tests/offers.rs).
+    inarow_e2e::take_turns(&mut ann, &mut bob, &room, 0, &["b2", "a1"]).await;
+    bob.reach_room(&room, |s| s.ply == 2).await;
     bob.leave(&room).await;
     let after = ann
-        .wait_room(|s| s.ply == 1 && occupant(s, Mark::O) == &Occupant::Empty)
+        .wait_room(|s| s.ply == 2 && occupant(s, Mark::O) == &Occupant::Empty)
         .await;
-    assert_eq!(after.ply, 1);
     assert!(
         !after.status.is_over(),
         "leaving must not forfeit: {after:?}"
@@ -320,10 +322,14 @@ async fn leaving_frees_the_seat_without_forfeiting() {
     // Someone else takes the seat and the game goes on from where it was.
     let taken = cy.join(&room, Some(SeatChoice::Any)).await;
     assert_eq!(seat_of(&taken, cy.session()), Some(Mark::O));
-    assert_eq!(taken.ply, 1);
-    assert_eq!(taken.status, GameStatus::Playing { turn: Mark::O });
-    let moved = cy.play(&room, 1, "a1").await;
-    assert_eq!(moved.moves, vec!["b2", "a1"]);
+    assert_eq!(taken.ply, 2);
+    assert_eq!(taken.status, GameStatus::Playing { turn: Mark::X });
+    ann.reach_room(&room, |s| s.status == GameStatus::Playing { turn: Mark::X })
+        .await;
+    ann.play(&room, 2, "c3").await;
+    cy.reach_room(&room, |s| s.ply == 3).await;
+    let moved = cy.play(&room, 3, "a3").await;
+    assert_eq!(moved.moves, vec!["b2", "a1", "c3", "a3"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

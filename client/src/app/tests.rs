@@ -390,6 +390,7 @@ fn lobby_keys_join_watch_and_use_invite_codes() {
         seats: Vec::new(),
         status: GameStatus::Waiting,
         spectators: 0,
+        time_control: None,
     };
     app.update(frame(ServerMessage::Rooms {
         rooms: vec![summary("aaaa2222"), summary("bbbb3333")],
@@ -553,6 +554,8 @@ fn the_create_form_builds_create_room() {
             },
             private: true,
             hints: false,
+            time_control: None,
+            takebacks: None,
         }]
     );
 }

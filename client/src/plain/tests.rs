@@ -39,7 +39,9 @@ fn create_parses_seats_levels_and_rules() {
                 }
             },
             private: false,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         })
     );
     assert_eq!(
@@ -57,7 +59,9 @@ fn create_parses_seats_levels_and_rules() {
                 o: SeatRequest::Me
             },
             private: true,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         })
     );
     assert_eq!(
@@ -70,7 +74,9 @@ fn create_parses_seats_levels_and_rules() {
                 o: SeatRequest::Me
             },
             private: false,
-            hints: false
+            hints: false,
+            time_control: None,
+            takebacks: None,
         })
     );
     assert!(parse_create(&[]).is_err());
@@ -412,4 +418,98 @@ fn hint_asks_for_the_analysis_and_prints_one_move_a_line() {
             .map(|m| matches!(m, ClientMessage::CreateRoom { hints: true, .. })),
         Ok(true)
     );
+}
+
+#[test]
+fn a_timed_room_prints_its_clocks_and_offers_and_takes_clock_takeback_and_draw() {
+    assert_eq!(
+        parse_create(&["connect4", "--clock", "3+2", "--takebacks", "on"]).map(|m| match m {
+            ClientMessage::CreateRoom {
+                time_control,
+                takebacks,
+                ..
+            } => (time_control, takebacks),
+            _ => (None, None),
+        }),
+        Ok((
+            Some(inarow_protocol::TimeControlSpec::Preset("3+2".into())),
+            Some(true)
+        ))
+    );
+    assert_eq!(
+        text::parse_time_control("0.5+1"),
+        Ok(inarow_protocol::TimeControlSpec::Custom(
+            inarow_protocol::TimeControl::Fischer {
+                base_ms: 30_000,
+                increment_ms: 1_000
+            }
+        ))
+    );
+    assert!(text::parse_time_control("soon").is_err());
+    let (mut plain, _) = welcomed(Startup::Lobby);
+    assert!(plain.on_line("clock").lines[0].starts_with("error: input: not in a room"));
+    let step = plain.on_line("join abcd2345");
+    let mut snap = snapshot(
+        TTT,
+        &["...", ".X.", "O.."],
+        GameStatus::Playing { turn: Mark::X },
+    );
+    snap.time_control = Some(inarow_protocol::TimeControl::Fischer {
+        base_ms: 180_000,
+        increment_ms: 2_000,
+    });
+    snap.clock = Some(inarow_protocol::ClockState {
+        x_ms: 178_200,
+        o_ms: 9_500,
+        running: Some(Mark::X),
+    });
+    snap.offer = Some(inarow_protocol::Offer {
+        kind: inarow_protocol::OfferKind::Takeback,
+        by: Mark::O,
+    });
+    let out = reply(
+        &mut plain,
+        &step,
+        ServerMessage::Room {
+            room: Box::new(snap),
+        },
+    );
+    assert!(
+        out.lines
+            .contains(&"clock: X 2:58 * O 9.5 (3+2)".to_owned()),
+        "{:?}",
+        out.lines
+    );
+    assert!(
+        out.lines.contains(
+            &"offer: takeback asked by O (takeback yes to accept, takeback no to decline)"
+                .to_owned()
+        ),
+        "{:?}",
+        out.lines
+    );
+    let clock = plain.on_line("clock");
+    assert!(
+        clock.lines[0].starts_with("clock: X 2:5"),
+        "{:?}",
+        clock.lines
+    );
+    let room = RoomId::from("abcd2345");
+    let sent = |step: Step| step.send.into_iter().map(|f| f.message).collect::<Vec<_>>();
+    assert_eq!(
+        sent(plain.on_line("takeback yes")),
+        vec![ClientMessage::Takeback {
+            room: room.clone(),
+            accept: Some(true)
+        }]
+    );
+    plain.on_net(NetEvent::Frame(ServerFrame::from(ServerMessage::Error {
+        code: ErrorCode::NoOffer,
+        message: "m".into(),
+    })));
+    assert_eq!(
+        sent(plain.on_line("draw")),
+        vec![ClientMessage::Draw { room, accept: None }]
+    );
+    assert!(plain.on_line("draw maybe").lines[0].contains("usage: draw [yes|no]"));
 }

@@ -4,6 +4,7 @@
 
 use inarow_protocol::{
     ClientMessage, Level, Mark, RoomSnapshot, RoomSummary, SeatPlan, SeatRequest, SessionId,
+    TIME_CONTROL_PRESETS, TimeControl, TimeControlSpec,
 };
 
 use crate::board;
@@ -14,15 +15,22 @@ pub const HELP: &str = "\
 commands:
   rooms                          list the public rooms
   create RULES [--ai X|O] [--level easy|medium|perfect] [--as X|O] [--private] [--hints]
+         [--clock TC] [--takebacks on|off]
                                  create a room; RULES: tictactoe, connect4, gomoku, or WxHkK[g]
                                  (e.g. 5x5k4, 8x7k4g); without --ai the other seat is open;
-                                 --hints lets the players use hint during the game
+                                 --hints lets the players use hint during the game;
+                                 --clock times it: 1+0, 3+2, 5+3, 10+5, 15+10 or any M+S,
+                                 30s (a move), 2d (correspondence), none (the default)
   join CODE [X|O|any]            take a seat (any: the first free one, else watch)
   watch ROOM                     watch a room
   play MOVE                      place a stone: a cell like b2, or a column like d (gravity)
   chat TEXT                      say something in the room
   ai X|O [LEVEL|none]            seat an AI in an empty seat (none empties an AI seat)
   rematch | resign | leave       the current room
+  clock                          both clocks of a timed game, as of now (* runs)
+  takeback [yes|no]              ask to take back your last move (against an AI, the last
+                                 pair), or answer the other player's request
+  draw [yes|no]                  offer a draw, or answer the other player's offer
   board                          print the current room again
   hint                           the value of every legal move here (win/loss in N plies,
                                  draw, or an estimate); players need a room created with
@@ -36,12 +44,13 @@ commands:
 /// A message saying what is wrong.
 pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
     let mut args = args.iter();
-    let rules = parse_rules(
-        args.next()
-            .ok_or("usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints]")?,
-    )?;
+    let rules = parse_rules(args.next().ok_or(
+        "usage: create RULES [--ai X|O] [--level L] [--as X|O] [--private] [--hints] \
+                 [--clock TC] [--takebacks on|off]",
+    )?)?;
     let (mut ai, mut me, mut level, mut private) = (None, None, Level::Perfect, false);
     let mut hints = false;
+    let (mut time_control, mut takebacks) = (None, None);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or(format!("{flag} needs a value"));
         match *flag {
@@ -50,6 +59,14 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
             "--level" => level = parse_level(value()?)?,
             "--private" => private = true,
             "--hints" => hints = true,
+            "--clock" => time_control = Some(parse_time_control(value()?)?),
+            "--takebacks" => {
+                takebacks = Some(match *value()? {
+                    "on" => true,
+                    "off" => false,
+                    other => return Err(format!("--takebacks is on or off, not {other:?}")),
+                });
+            }
             other => return Err(format!("unknown option {other:?} for create")),
         }
     }
@@ -75,7 +92,49 @@ pub fn parse_create(args: &[&str]) -> Result<ClientMessage, String> {
         },
         private,
         hints,
+        time_control,
+        takebacks,
     })
+}
+
+/// A time control as `--clock` takes it: `none`, a preset such as `3+2`, any
+/// `MINUTES+SECONDS` pair, `30s` (a fixed time per move) or `2d` (correspondence days
+/// per move). The server checks the ranges.
+pub fn parse_time_control(text: &str) -> Result<TimeControlSpec, String> {
+    let bad = || {
+        format!(
+            "unknown clock {text:?}: none, MINUTES+SECONDS (3+2), SECONDSs per move (30s) or \
+             DAYSd per move (2d)"
+        )
+    };
+    if text == "none" || TIME_CONTROL_PRESETS.contains(&text) {
+        return Ok(TimeControlSpec::Preset(text.to_owned()));
+    }
+    if let Some((minutes, seconds)) = text.split_once('+') {
+        let base: f64 = minutes.parse().map_err(|_| bad())?;
+        let increment: f64 = seconds.parse().map_err(|_| bad())?;
+        if !(base.is_finite() && increment.is_finite() && base >= 0.0 && increment >= 0.0) {
+            return Err(bad());
+        }
+        return Ok(TimeControlSpec::Custom(TimeControl::Fischer {
+            base_ms: (base * 60_000.0).round() as u64,
+            increment_ms: (increment * 1_000.0).round() as u64,
+        }));
+    }
+    if let Some(seconds) = text.strip_suffix('s') {
+        let ms = seconds
+            .parse::<u64>()
+            .map_err(|_| bad())?
+            .saturating_mul(1_000);
+        return Ok(TimeControlSpec::Custom(TimeControl::PerMove { ms }));
+    }
+    if let Some(days) = text.strip_suffix('d') {
+        let days = days.parse::<u64>().map_err(|_| bad())?;
+        return Ok(TimeControlSpec::Custom(TimeControl::Correspondence {
+            days,
+        }));
+    }
+    Err(bad())
 }
 
 /// An analysis as text: a header, then one `hint MOVE: VALUE` line per legal move, best
@@ -126,6 +185,12 @@ pub fn snapshot_lines(room: &RoomSnapshot, me: Option<SessionId>) -> Vec<String>
     }
     if let Some(kept) = words::kept_game(room) {
         lines.push(kept);
+    }
+    if let Some(clock) = words::clock_line(room, std::time::Duration::ZERO) {
+        lines.push(clock);
+    }
+    if let Some(offer) = words::offer_text(room, mine, false) {
+        lines.push(offer);
     }
     lines.push(words::status_text(room, mine));
     lines

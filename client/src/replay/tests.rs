@@ -19,6 +19,7 @@ pub(crate) fn record(rules: Rules, moves: &[(&str, u64)], result: GameStatus) ->
             cell: (*mv).to_owned(),
             by: if i % 2 == 0 { Mark::X } else { Mark::O },
             ms: *ms,
+            clock_ms: None,
         })
         .collect();
     GameRecord {
@@ -39,6 +40,7 @@ pub(crate) fn record(rules: Rules, moves: &[(&str, u64)], result: GameStatus) ->
             ply: played.len() as u32,
             started_at: 1_795_450_900_000,
             ended_at: 1_795_450_912_000,
+            time_control: None,
         },
         moves: played,
         text: String::new(),
@@ -258,4 +260,34 @@ fn a_record_the_engine_refuses_is_an_error() {
         GameStatus::Drawn,
     );
     assert!(matches!(Replay::new(huge), Err(ReplayError::Rules { .. })));
+}
+
+#[test]
+fn a_timed_games_replay_shows_each_clock_after_its_last_move() {
+    let mut game = record(
+        TTT,
+        &[("b2", 1_000), ("a1", 2_000), ("c3", 3_000)],
+        GameStatus::Timeout { winner: Mark::X },
+    );
+    game.summary.time_control = Some(inarow_protocol::TimeControl::Fischer {
+        base_ms: 60_000,
+        increment_ms: 0,
+    });
+    for (played, clock) in game.moves.iter_mut().zip([60_000, 60_000, 57_000]) {
+        played.clock_ms = Some(clock);
+    }
+    let mut replay = Replay::new(game).expect("a legal game");
+    let clock = |r: &Replay| r.board().clock.map(|c| (c.x_ms, c.o_ms));
+    assert_eq!(clock(&replay), Some((57_000, 60_000)));
+    replay.go_to(0);
+    assert_eq!(clock(&replay), None, "no move yet");
+    replay.go_to(2);
+    assert_eq!(clock(&replay), Some((60_000, 60_000)));
+    replay.go_to(3);
+    let (_, lines) = super::view::tests::render_lines_for(&replay, 80, 24);
+    assert!(
+        lines.iter().any(|l| l.contains("X   0:57 ann")),
+        "{}",
+        lines.join("\n")
+    );
 }

@@ -65,11 +65,20 @@ fn draw_side(buf: &mut Buffer, area: Rect, replay: &Replay) {
     let summary = &replay.record.summary;
     let [players, moves] =
         Layout::vertical([Constraint::Length(5), Constraint::Min(3)]).areas(area);
+    // In a timed game each player's clock after their last move shown, as the record
+    // keeps it (before a side's first move its clock is as the first move left it: that
+    // move is free).
+    let clock = replay.board().clock;
     let player = |mark: Mark, who: String| {
-        Line::from(vec![
-            Span::styled(format!("{mark} "), mark_style(mark)),
-            Span::raw(who),
-        ])
+        let mut spans = vec![Span::styled(format!("{mark} "), mark_style(mark))];
+        if let Some(clock) = clock {
+            spans.push(Span::raw(format!(
+                "{:>6} ",
+                crate::words::clock_text(clock.remaining(mark))
+            )));
+        }
+        spans.push(Span::raw(who));
+        Line::from(spans)
     };
     Paragraph::new(vec![
         player(Mark::X, player_label(&summary.x)),
@@ -117,12 +126,17 @@ fn draw_side(buf: &mut Buffer, area: Rect, replay: &Replay) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use ratatui::Terminal;
     use ratatui::backend::TestBackend;
 
     use super::*;
     use crate::replay::tests::diagonal;
+
+    /// The replay drawn into a `w` × `h` buffer, and its lines (for the replay's tests).
+    pub(crate) fn render_lines_for(replay: &Replay, w: u16, h: u16) -> (Buffer, Vec<String>) {
+        render_lines(replay, w, h)
+    }
 
     fn render_lines(replay: &Replay, w: u16, h: u16) -> (Buffer, Vec<String>) {
         let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("test backend");

@@ -48,6 +48,11 @@ pub(crate) const PROBE_NODES: u64 = 2_000;
 /// benchmark's AI rooms.)
 const PROBE_TABLE_BYTES: usize = (2 * PROBE_NODES as usize).next_power_of_two() * 16;
 
+/// How long a search on a clock is waited for once its time is up, before the probe's
+/// move is played without it: a cancelled search answers within a poll of its flag, a
+/// fraction of a millisecond, unless its idle-class thread gets no CPU.
+const CLOCKED_GRACE: Duration = Duration::from_millis(20);
+
 /// The least time a queued search is given however many seats wait: below it a search
 /// on a big board would play little better than the heuristic alone.
 pub(crate) const MIN_SHARE: Duration = Duration::from_millis(10);
@@ -95,6 +100,10 @@ pub(crate) struct AiJob {
     pub(crate) position: Position,
     /// Time budget of the search when the pool is idle; less when seats queue.
     pub(crate) move_time: Duration,
+    /// When the answer must be back whatever the queue (an AI seat on a clock): past it
+    /// the job answers with what it has, the probe's move or none (the room then plays
+    /// the first legal move rather than lose on time).
+    pub(crate) deadline: Option<Instant>,
     /// Wait before searching (AI against AI, so that people can follow the game).
     pub(crate) pace: Duration,
     /// Set by the room to stop the search early; the search polls it.
@@ -201,10 +210,18 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         ai,
         position,
         move_time,
+        deadline: hard_deadline,
         pace,
         cancel,
         ..
     } = job;
+    // Waits for `ready`, unless the job's deadline comes first: then `None`.
+    async fn before<T>(deadline: Option<Instant>, ready: impl Future<Output = T>) -> Option<T> {
+        match deadline {
+            Some(deadline) => tokio::time::timeout_at(deadline, ready).await.ok(),
+            None => Some(ready.await),
+        }
+    }
     if !pace.is_zero() {
         tokio::time::sleep(pace).await;
     }
@@ -213,16 +230,18 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
     }
     let probe = {
         let mut pass = shared.probes.enter((priority, position.rules().cells()));
-        pass.ready().await;
-        let (position, cancel) = (position.clone(), cancel.clone());
-        tokio::task::spawn_blocking(move || {
+        if before(hard_deadline, pass.ready()).await.is_none() {
+            return Ok((Some(ai), None));
+        }
+        let (position, stop) = (position.clone(), cancel.clone());
+        let probing = tokio::task::spawn_blocking(move || {
             run_idle();
             let mut ai = ai;
             ai.set_table_bytes(PROBE_TABLE_BYTES);
             let limits = Limits {
                 time: Some(move_time),
                 nodes: Some(PROBE_NODES),
-                cancel: Some(cancel),
+                cancel: Some(stop),
             };
             let analysis = evaluate(&mut ai, priority, &position, &limits);
             // Every AI seat keeps its `Ai` for the life of the room, but only a few
@@ -233,8 +252,20 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
             ai.release_memory();
             let settled = analysis.nodes < PROBE_NODES;
             (ai, analysis, settled)
-        })
-        .await?
+        });
+        match hard_deadline {
+            // An idle-class thread may get no CPU at all on a busy machine: on a clock
+            // the answer cannot wait for it. No move then; the room plays the first
+            // legal one, and the player starts afresh next move.
+            Some(deadline) => match tokio::time::timeout_at(deadline, probing).await {
+                Ok(probe) => probe?,
+                Err(_) => {
+                    cancel.store(true, Ordering::Relaxed);
+                    return Ok((None, None));
+                }
+            },
+            None => probing.await?,
+        }
     };
     let (ai, analysis, settled) = probe;
     if settled || cancel.load(Ordering::Relaxed) {
@@ -243,12 +274,17 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
 
     let queued = metrics::ai_job_queued();
     let mut pass = shared.searches.enter((priority, room));
-    pass.ready().await;
+    if before(hard_deadline, pass.ready()).await.is_none() {
+        // Out of time while queued: the probe's move stands.
+        return Ok((Some(ai), Some(analysis)));
+    }
     drop(queued);
     if cancel.load(Ordering::Relaxed) {
         return Ok((Some(ai), None));
     }
     let started = Instant::now();
+    // What stands if a search on a clock cannot answer in time.
+    let fallback = hard_deadline.map(|_| analysis.clone());
     let mut load = shared.searches.load();
     let stop = cancel.clone();
     let mut search = tokio::task::spawn_blocking(move || {
@@ -270,12 +306,23 @@ async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinErr
         (ai, analysis)
     });
     let searched = loop {
-        let deadline = started + shared.share(move_time, *load.borrow_and_update());
+        let mut deadline = started + shared.share(move_time, *load.borrow_and_update());
+        if let Some(hard) = hard_deadline {
+            deadline = deadline.min(hard);
+        }
         tokio::select! {
             searched = &mut search => break searched,
             () = tokio::time::sleep_until(deadline) => {
-                // The engine answers its best move so far; wait for it.
+                // The engine answers its best move so far; wait for it (on a clock, only
+                // a moment: its thread may be starved, and the probe's move stands).
                 cancel.store(true, Ordering::Relaxed);
+                if hard_deadline.is_some() {
+                    let grace = Instant::now() + CLOCKED_GRACE;
+                    match tokio::time::timeout_at(grace, &mut search).await {
+                        Ok(searched) => break searched,
+                        Err(_) => return Ok((None, fallback)),
+                    }
+                }
                 break search.await;
             }
             changed = load.changed() => {

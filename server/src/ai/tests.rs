@@ -33,6 +33,7 @@ fn job(id: u64, room: &str, priority: Priority, position: Position) -> (AiJob, A
         ai: Box::new(Ai::new(Level::Perfect, id)),
         position,
         move_time: LONG,
+        deadline: None,
         pace: Duration::ZERO,
         cancel: cancel.clone(),
     };

@@ -128,9 +128,12 @@ impl Shared {
         let (room, span) = room.as_mut()?;
         let _entered = span.enter();
         let deserted = room.deserted();
+        let flag_at = room.clock_deadline();
         let out = f(room);
         room.note_desertion();
-        if room.deserted() != deserted {
+        // The room's task sleeps until the room would close or a clock run out: wake it
+        // when either changed.
+        if room.deserted() != deserted || room.clock_deadline() != flag_at {
             self.changed.notify_one();
         }
         Some(out)

@@ -1,8 +1,10 @@
 //! What a new room is to be, and the validation that turns a `create_room` request into
-//! one: rules, seat plan and name are checked here, before any room exists.
+//! one: rules, seat plan, time control and name are checked here, before any room exists.
 
 use inarow_engine::Rules;
-use inarow_protocol::{ErrorCode, RulesSpec, SeatPlan, SeatRequest};
+use inarow_protocol::{
+    ErrorCode, RulesSpec, SeatPlan, SeatRequest, TIME_CONTROL_PRESETS, TimeControl, TimeControlSpec,
+};
 
 use crate::refusal::Refusal;
 use crate::text;
@@ -20,6 +22,10 @@ pub(crate) struct RoomSpec {
     pub(crate) private: bool,
     /// Players may analyse while the game is on.
     pub(crate) hints: bool,
+    /// How the games are timed (validated).
+    pub(crate) time_control: TimeControl,
+    /// Whether takebacks may be granted.
+    pub(crate) takebacks: bool,
 }
 
 /// A `create_room` request as it arrived, before validation.
@@ -34,6 +40,30 @@ pub(crate) struct CreateRoom {
     pub(crate) private: bool,
     /// Players may analyse while the game is on.
     pub(crate) hints: bool,
+    /// The time control asked for; none when absent.
+    pub(crate) time_control: Option<TimeControlSpec>,
+    /// Whether takebacks may be granted; by default only without a clock.
+    pub(crate) takebacks: Option<bool>,
+}
+
+/// The time control `spec` asks for, validated.
+///
+/// # Errors
+/// `invalid_time_control`, naming the preset or the field out of range.
+fn time_control(spec: Option<TimeControlSpec>) -> Result<TimeControl, Refusal> {
+    let refuse = |m: String| Refusal::new(ErrorCode::InvalidTimeControl, m);
+    let control = match spec {
+        None => TimeControl::None,
+        Some(TimeControlSpec::Preset(name)) => TimeControl::preset(&name).ok_or_else(|| {
+            refuse(format!(
+                "time_control: unknown preset {name:?}: use \"none\", {} or an object",
+                TIME_CONTROL_PRESETS.map(|p| format!("\"{p}\"")).join(", ")
+            ))
+        })?,
+        Some(TimeControlSpec::Custom(control)) => control,
+    };
+    control.validate().map_err(refuse)?;
+    Ok(control)
 }
 
 impl RoomSpec {
@@ -54,7 +84,10 @@ impl RoomSpec {
             seats,
             private,
             hints,
+            time_control: asked_time_control,
+            takebacks,
         } = request;
+        let time_control = time_control(asked_time_control)?;
         let rules = match rules {
             RulesSpec::Preset(preset) => Rules::preset(&preset).ok_or_else(|| {
                 Refusal::new(
@@ -84,6 +117,10 @@ impl RoomSpec {
             seats,
             private,
             hints,
+            time_control,
+            // Off for timed games unless chosen: taking a move back stops the game's
+            // clocks meaning what they say.
+            takebacks: takebacks.unwrap_or(!time_control.is_clocked()),
         })
     }
 }
@@ -104,6 +141,8 @@ mod tests {
             },
             private: false,
             hints: false,
+            time_control: None,
+            takebacks: None,
         }
     }
 
@@ -159,5 +198,36 @@ mod tests {
             refused(request(Some(""), preset("tictactoe"), SeatRequest::Open)),
             Some(ErrorCode::InvalidName)
         );
+    }
+
+    #[test]
+    fn time_controls_are_checked_and_takebacks_default_to_untimed_games() {
+        let timed = |tc: Option<TimeControlSpec>| {
+            let mut r = request(None, RulesSpec::Preset("gomoku".into()), SeatRequest::Open);
+            r.time_control = tc;
+            RoomSpec::try_from_request(r, "ann", 24)
+        };
+        let spec = timed(Some(TimeControlSpec::Preset("3+2".into()))).expect("preset");
+        assert_eq!(
+            spec.time_control,
+            TimeControl::Fischer {
+                base_ms: 180_000,
+                increment_ms: 2_000
+            }
+        );
+        assert!(!spec.takebacks);
+        let spec = timed(None).expect("untimed");
+        assert!(spec.takebacks && !spec.time_control.is_clocked());
+        for bad in [
+            TimeControlSpec::Preset("2+1".into()),
+            TimeControlSpec::Custom(TimeControl::Fischer {
+                base_ms: 0,
+                increment_ms: 0,
+            }),
+            TimeControlSpec::Custom(TimeControl::PerMove { ms: 500 }),
+            TimeControlSpec::Custom(TimeControl::Correspondence { days: 15 }),
+        ] {
+            assert_eq!(code(timed(Some(bad))), Some(ErrorCode::InvalidTimeControl));
+        }
     }
 }

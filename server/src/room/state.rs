@@ -80,6 +80,9 @@ impl RoomHandle {
         self.shared
             .with_room(|room| {
                 let session = member.session;
+                // A clock that ran out before the request arrived ends the game first: a
+                // move that comes after the flag fell is too late.
+                room.tick();
                 let game = room.table.game();
                 let roster = matches!(request, Request::Join { .. } | Request::Leave);
                 // Whoever enters (or catches up) is sent the room's recent chat with its snapshot.
@@ -244,6 +247,7 @@ impl Room {
     /// A session resumed on a new connection: true if it still has a place here (and
     /// was sent a snapshot).
     pub(super) fn resume(&mut self, member: &Member) -> bool {
+        self.tick();
         let session = member.session;
         let outcome = self.table.resume(member.arrival());
         self.audience.sync(&self.table, Some(member));
@@ -258,6 +262,7 @@ impl Room {
 
     /// Connection `attachment` of `session` ended.
     pub(super) fn detach(&mut self, session: SessionId, attachment: Attachment) {
+        self.tick();
         if self.table.detach(session, attachment) {
             self.audience.sync(&self.table, None);
             self.after_change(None);
@@ -267,12 +272,32 @@ impl Room {
 
     /// `session`'s grace period ran out.
     pub(super) fn expire(&mut self, session: SessionId) {
+        self.tick();
         if self.table.expire(session) {
             self.audience.sync(&self.table, None);
             tracing::debug!(%session, "held seat released");
             self.after_change(None);
             self.settle_analysis();
         }
+    }
+
+    /// Hands the table the time now; if a clock has run out, the game ends on time and
+    /// everybody is told.
+    fn tick(&mut self) {
+        if self.table.tick(std::time::Instant::now()) {
+            self.after_change(None);
+            self.settle_analysis();
+        }
+    }
+
+    /// When the room's task must wake to end the game on time, if a clock runs.
+    pub(super) fn clock_deadline(&self) -> Option<Instant> {
+        self.table.clock_deadline().map(Instant::from_std)
+    }
+
+    /// The room's task woke at the clock's deadline.
+    fn clock_due(&mut self) {
+        self.tick();
     }
 
     /// Members whose connection could not take an event: their seats are held, their
@@ -300,7 +325,12 @@ impl Room {
             self.table.set_last_game(kept);
         }
         self.broadcast(requester, entered);
-        self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
+        if self.table.take_rewound() {
+            // A takeback: the moves taken back were appended already; save it whole.
+            self.checkpoint(|t| Some(LiveWrite::Saved(Box::new(t.save()))));
+        } else {
+            self.checkpoint(|t| Some(LiveWrite::Room(Box::new(t.record()))));
+        }
     }
 
     /// Hands the store what `write` makes of the table, when the store keeps live rooms
@@ -363,6 +393,15 @@ impl Room {
             metrics::game_started();
         }
         let result = self.table.game_over()?;
+        if result == StatusView::Aborted {
+            // No result, and not kept in the history.
+            tracing::info!(
+                game = self.table.game(),
+                result = ending(result),
+                "game over"
+            );
+            return None;
+        }
         let store = &self.context.store;
         let id = store.next_game_id();
         tracing::info!(game = self.table.game(), kept_as = %id, result = ending(result), "game over");
@@ -423,14 +462,20 @@ impl Room {
         let Some(start) = start else { return };
         let config = &self.context.config;
         let cancel = Arc::new(AtomicBool::new(false));
+        // On a clock the AI's budget comes from its clock, and the answer must be back
+        // by its end whatever the pool's queue; its free first move, and rooms without a
+        // clock, take the configured time.
+        let clocked = self.table.ai_budget(start.mark);
         let job = AiJob {
             job_id: start.job,
             room: self.table.id().clone(),
             priority: Priority::Seat,
             ai: start.ai,
             position: start.position,
-            move_time: config.ai_move_time,
-            pace: if start.paced {
+            move_time: clocked.unwrap_or(config.ai_move_time),
+            deadline: clocked.map(|budget| Instant::now() + budget),
+            // Pacing would spend the clock's time.
+            pace: if start.paced && self.table.time_control().is_none() {
                 config.ai_pace
             } else {
                 Duration::ZERO
@@ -459,7 +504,11 @@ impl Room {
             self.settle_analysis();
             return;
         }
-        let answer = self.table.ai_answered(done.job_id, done.ai, done.mv);
+        self.tick();
+        let proven = done.analysis.as_ref().map(draw_or_worse);
+        let answer = self
+            .table
+            .ai_answered(done.job_id, done.ai, done.mv, proven);
         self.forget_stale_ai();
         match answer {
             AiAnswer::Stale => {}
@@ -496,6 +545,7 @@ impl Room {
             ai: start.ai,
             position: start.position,
             move_time: self.context.config.ai_move_time,
+            deadline: None,
             pace: Duration::ZERO,
             cancel: cancel.clone(),
         };
@@ -520,6 +570,22 @@ impl Room {
             self.after_change(None);
         }
     }
+}
+
+/// Whether an AI's search proved its chosen move a draw or a loss for it: then it accepts
+/// a draw offered in the position after it.
+fn draw_or_worse(analysis: &inarow_engine::Analysis) -> bool {
+    analysis.proven
+        && analysis
+            .moves
+            .iter()
+            .find(|m| Some(m.mv) == analysis.best)
+            .is_some_and(|m| {
+                matches!(
+                    m.value,
+                    inarow_engine::Value::Draw | inarow_engine::Value::Loss(_)
+                )
+            })
 }
 
 /// The wall-clock time in milliseconds since the Unix epoch, for game records (a clock
@@ -593,12 +659,17 @@ pub(super) async fn run(shared: Arc<Shared>) {
         let changed = shared.changed.notified();
         tokio::pin!(changed);
         changed.as_mut().enable();
-        let Some(deadline) = shared.with_room(|room| room.closing_at()) else {
+        let Some((deadline, flag_at)) =
+            shared.with_room(|room| (room.closing_at(), room.clock_deadline()))
+        else {
             break "failed";
         };
         tokio::select! {
             () = &mut stopping => break SHUTTING_DOWN,
             () = changed => {}
+            () = sleep_until_some(flag_at) => {
+                shared.with_room(Room::clock_due);
+            }
             () = sleep_until_some(deadline) => {
                 // Someone may have come in since the deadline was read.
                 let now = Instant::now();
@@ -633,7 +704,11 @@ fn ending(status: StatusView) -> &'static str {
         StatusView::Won { winner: Mark::O } => "O won",
         StatusView::Resigned { winner: Mark::X } => "X won, O resigned",
         StatusView::Resigned { winner: Mark::O } => "O won, X resigned",
+        StatusView::Timeout { winner: Mark::X } => "X won on time",
+        StatusView::Timeout { winner: Mark::O } => "O won on time",
         StatusView::Drawn => "drawn",
+        StatusView::Agreed => "drawn by agreement",
+        StatusView::Aborted => "aborted",
         // Not an ending; `game_over` reports only endings.
         StatusView::Waiting | StatusView::Playing { .. } => "unfinished",
     }

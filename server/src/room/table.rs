@@ -10,6 +10,8 @@
 
 mod ai;
 mod analysis;
+pub(crate) mod clock;
+mod offers;
 mod persist;
 mod record;
 #[cfg(test)]
@@ -18,23 +20,25 @@ mod view;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::Instant;
 
 use foldhash::HashMap;
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
-    ErrorCode, GameId, GameStatus, Level, Mark, RequestId, RoomId, SeatChoice, SeatRequest,
-    SessionId,
+    ErrorCode, GameId, GameStatus, Level, Mark, Offer, RequestId, RoomId, SeatChoice, SeatRequest,
+    SessionId, TimeControl,
 };
 
 pub(crate) use self::ai::AiAnswer;
 pub(crate) use self::analysis::{AnalysisStart, Reply};
+use self::clock::Clocks;
 pub(crate) use self::persist::RestoreError;
 use crate::ai::JobId;
 use crate::net::Attachment;
 use crate::refusal::Refusal;
 use crate::room::spec::RoomSpec;
-use crate::snapshot::{self, StatusView};
+use crate::snapshot::{self, Ending, StatusView};
 use crate::store::saved::CHAT_TAIL;
 use crate::text;
 
@@ -75,6 +79,16 @@ pub(crate) enum Request {
     },
     /// Give up the game.
     Resign,
+    /// Ask to take back a move (`accept` None), or answer the other player's request.
+    Takeback {
+        /// The answer; `None` asks.
+        accept: Option<bool>,
+    },
+    /// Offer a draw (`accept` None), or answer the other player's offer.
+    Draw {
+        /// The answer; `None` offers.
+        accept: Option<bool>,
+    },
     /// Ask for another game.
     Rematch,
     /// Say something.
@@ -157,8 +171,24 @@ pub(crate) struct Table {
     /// Game number, from 1; a rematch starts the next.
     game: u32,
     position: Position,
-    /// The winner, once a player resigned.
-    resigned: Option<Mark>,
+    /// How the game ended off the board (resigned, on time, agreed, aborted), if it did.
+    ending: Option<Ending>,
+    /// How the room's games are timed.
+    time_control: TimeControl,
+    /// Whether takebacks may be granted.
+    takebacks: bool,
+    /// The current game's clocks; `None` without a time control.
+    clocks: Option<Clocks>,
+    /// The instant of the request or event being handled, which the room passes in
+    /// ([`Table::tick`]): clocks are charged and shown as of it.
+    now: Instant,
+    /// A takeback or draw offer waiting for its answer.
+    offer: Option<Offer>,
+    /// What an AI seat's last search proved, for a draw offer: the game and ply after its
+    /// move, and whether the position is a draw or worse for it.
+    ai_verdict: Option<offers::AiVerdict>,
+    /// The game went back (a takeback) since the room last saved it whole.
+    rewound: bool,
     /// The end of the current game was reported (by [`Table::game_over`]).
     over_reported: bool,
     /// The first move of the current game was reported (by [`Table::game_started`]).
@@ -238,7 +268,14 @@ impl Table {
             seq: 0,
             game: 1,
             position: Position::new(spec.rules),
-            resigned: None,
+            ending: None,
+            time_control: spec.time_control,
+            takebacks: spec.takebacks,
+            clocks: Clocks::new(spec.time_control),
+            now: Instant::now(),
+            offer: None,
+            ai_verdict: None,
+            rewound: false,
             over_reported: false,
             start_reported: false,
             seats,
@@ -347,7 +384,9 @@ impl Table {
             Request::Join { seat } => self.join(who, own_seat, seat),
             Request::Leave => {
                 if let Some(mark) = own_seat {
+                    let playing = self.turn().is_some();
                     self.set_seat(mark, Seat::Empty);
+                    self.seat_given_up(mark, playing);
                 }
                 self.members.remove(&session);
                 self.spectators.retain(|s| *s != session);
@@ -358,9 +397,14 @@ impl Table {
             Request::Resign => {
                 let mark = player(own_seat)?;
                 self.in_progress()?;
-                self.resigned = Some(mark.other());
+                self.ending = Some(Ending::Resigned {
+                    winner: mark.other(),
+                });
+                self.offer = None;
                 Ok(Outcome::Changed)
             }
+            Request::Takeback { accept } => self.takeback(own_seat, accept),
+            Request::Draw { accept } => self.draw(own_seat, accept),
             Request::Rematch => self.rematch(own_seat),
             Request::Sync => Ok(Outcome::Unchanged),
             Request::Analyze => self.analyze(session, id),
@@ -425,9 +469,15 @@ impl Table {
             .get(&session)
             .is_some_and(|m| m.attachment.is_none());
         if held {
-            for seat in &mut self.seats {
+            let playing = self.turn().is_some();
+            if self.seat_of(session).is_some() {
+                self.offer = None;
+            }
+            for mark in [Mark::X, Mark::O] {
+                let seat = &mut self.seats[seat_index(mark)];
                 if matches!(seat, Seat::Human { session: s, .. } if *s == session) {
                     *seat = Seat::Empty;
+                    self.seat_given_up(mark, playing);
                 }
             }
             self.members.remove(&session);
@@ -521,17 +571,17 @@ impl Table {
     /// The game's status as members see it. It is built anew (a won game's line as
     /// strings), so the table's own decisions ask [`Table::over`] and [`Table::turn`].
     fn status(&self) -> GameStatus {
-        snapshot::status(&self.position, self.resigned, self.seats_filled())
+        snapshot::status(&self.position, self.ending, self.seats_filled())
     }
 
     /// [`Table::status`] without the winning line, so without building a string.
     fn status_view(&self) -> StatusView {
-        snapshot::status_view(&self.position, self.resigned, self.seats_filled())
+        snapshot::status_view(&self.position, self.ending, self.seats_filled())
     }
 
-    /// Whether the game has ended: won, drawn or resigned.
+    /// Whether the game has ended: won, drawn, resigned, on time, agreed or aborted.
     fn over(&self) -> bool {
-        self.resigned.is_some() || self.position.is_over()
+        self.ending.is_some() || self.position.is_over()
     }
 
     /// Whose turn it is while the game is played: `Some` exactly when [`Table::status`]
@@ -613,6 +663,8 @@ impl Table {
         if self.pending_ai.as_ref().is_some_and(|j| j.mark == mark) {
             self.pending_ai = None;
         }
+        // An offer is between the two who sat there: a new occupant did not make it.
+        self.offer = None;
         self.seats[seat_index(mark)] = seat;
     }
 
@@ -654,7 +706,14 @@ impl Table {
             Some(level) => ai::seat(level),
             None => Seat::Empty,
         };
+        let playing = self.turn().is_some();
         self.set_seat(mark, seat);
+        // Only a player giving up their own seat ends the game (an abort, a loss on time);
+        // freeing the opponent's AI must not win a timed game: that game waits, its
+        // clocks stopped, for the seat to be filled.
+        if ai.is_none() && was_mine {
+            self.seat_given_up(mark, playing);
+        }
         if was_mine {
             // Giving up your seat keeps you in the room, watching.
             self.spectators.push(session);
@@ -688,6 +747,8 @@ impl Table {
         self.position
             .try_play(mv)
             .map_err(|e| Refusal::new(ErrorCode::IllegalMove, format!("{text}: {e}")))?;
+        // A move answers any offer: it is declined by playing on.
+        self.offer = None;
         Ok(Outcome::Moved)
     }
 
@@ -717,7 +778,10 @@ impl Table {
                 }
             }
             self.position = Position::new(self.position.rules());
-            self.resigned = None;
+            self.ending = None;
+            self.clocks = Clocks::new(self.time_control);
+            self.offer = None;
+            self.ai_verdict = None;
             self.over_reported = false;
             self.start_reported = false;
             self.clock = record::GameClock::default();

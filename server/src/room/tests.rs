@@ -111,6 +111,8 @@ fn open_room(state: &Context, creator: &Person, x: SeatRequest, o: SeatRequest) 
         seats: SeatPlan { x, o },
         private: false,
         hints: false,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let id = open(state, spec, creator.member.clone(), None).expect("room opens");
     state.lobby.get(&id).expect("room is listed")
@@ -295,6 +297,7 @@ async fn protocol_2_gets_moved_protocol_1_the_snapshot_with_the_same_seq() {
             cell: "b2".into(),
             by: Mark::X,
             status: GameStatus::Playing { turn: Mark::O },
+            clock: None,
         })
     );
     let full = bob.frame().await;

@@ -136,6 +136,8 @@ impl Route {
                 seats,
                 private,
                 hints,
+                time_control,
+                takebacks,
             } => {
                 return Route::CreateRoom(CreateRoom {
                     name,
@@ -143,6 +145,8 @@ impl Route {
                     seats,
                     private,
                     hints,
+                    time_control,
+                    takebacks,
                 });
             }
             ClientMessage::Join { room, seat } => (room, Request::Join { seat }),
@@ -150,6 +154,8 @@ impl Route {
             ClientMessage::SetSeat { room, seat, ai } => (room, Request::SetSeat { seat, ai }),
             ClientMessage::Play { room, ply, mv } => (room, Request::Play { ply, mv }),
             ClientMessage::Resign { room } => (room, Request::Resign),
+            ClientMessage::Takeback { room, accept } => (room, Request::Takeback { accept }),
+            ClientMessage::Draw { room, accept } => (room, Request::Draw { accept }),
             ClientMessage::Rematch { room } => (room, Request::Rematch),
             ClientMessage::Chat { room, text } => (room, Request::Chat { text }),
             ClientMessage::Sync { room } => (room, Request::Sync),

@@ -45,7 +45,11 @@ fn facts<'a>(id: &'a RoomId, position: &'a Position, filled: bool) -> RoomFacts<
         game: 1,
         seats: seats(filled),
         position,
-        resigned: None,
+        ending: None,
+        time_control: None,
+        takebacks: false,
+        clock: None,
+        offer: None,
         spectators: vec!["bob".into()],
         last_game: None,
     }
@@ -81,12 +85,14 @@ fn ai_players_get_a_level_tag_and_resignations_a_termination() {
         ply: 1,
         started_at: 0,
         ended_at: 1000,
+        time_control: None,
     };
     let moves = [PlayedMove {
         mv: "d".into(),
         cell: "d1".into(),
         by: Mark::X,
         ms: 1000,
+        clock_ms: None,
     }];
     let text = record_text(&summary, &moves).expect("valid");
     assert!(!text.contains("[Room"), "{text}");
@@ -150,7 +156,7 @@ fn a_won_game_names_the_line_and_a_resignation_overrides() {
     }
     assert!(s.legal_moves.is_empty());
     let mut f = facts(&id, &p, true);
-    f.resigned = Some(Mark::O);
+    f.ending = Some(Ending::Resigned { winner: Mark::O });
     assert_eq!(snapshot(f).status, GameStatus::Resigned { winner: Mark::O });
 }
 
@@ -257,10 +263,10 @@ fn hints_rank_wins_quickest_first_and_losses_slowest_first() {
 fn moved_names_the_column_the_cell_and_the_mover() {
     let id = RoomId::from("abc");
     let mut p = Position::new(Rules::connect4());
-    assert_eq!(moved(&id, 1, 1, &p, GameStatus::Waiting), None);
+    assert_eq!(moved(&id, 1, 1, &p, GameStatus::Waiting, None), None);
     play(&mut p, &["d", "d"]);
     let status = GameStatus::Playing { turn: Mark::X };
-    let event = moved(&id, 4, 2, &p, status.clone());
+    let event = moved(&id, 4, 2, &p, status.clone(), None);
     assert_eq!(
         event,
         Some(ServerMessage::Moved(wire::MoveEvent {
@@ -272,6 +278,7 @@ fn moved_names_the_column_the_cell_and_the_mover() {
             cell: "d2".into(),
             by: Mark::O,
             status,
+            clock: None,
         }))
     );
 }

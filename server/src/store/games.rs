@@ -60,7 +60,7 @@ pub(crate) struct HistoryPage {
 
 /// The columns a [`GameSummary`] is read from, in the order [`summary`] reads them.
 const SUMMARY_COLUMNS: &str = "id, room, number, width, height, k, gravity, x_name, x_ai, \
-     o_name, o_ai, result, winner, line, ply, started_at, ended_at";
+     o_name, o_ai, result, winner, line, ply, started_at, ended_at, time_control";
 
 /// The text of a mark in the database.
 pub(super) fn mark_text(mark: Mark) -> &'static str {
@@ -140,7 +140,9 @@ fn summary(row: &Row<'_>) -> rusqlite::Result<GameSummary> {
                 .collect(),
         },
         "resigned" => GameStatus::Resigned { winner: winner()? },
+        "timeout" => GameStatus::Timeout { winner: winner()? },
         "drawn" => GameStatus::Drawn,
+        "agreed" => GameStatus::Agreed,
         _ => return Err(bad_column(11, "result")),
     };
     Ok(GameSummary {
@@ -159,6 +161,12 @@ fn summary(row: &Row<'_>) -> rusqlite::Result<GameSummary> {
         ply: row.get(14)?,
         started_at: unsigned(row, 15)?,
         ended_at: unsigned(row, 16)?,
+        time_control: match row.get::<_, Option<String>>(17)? {
+            Some(text) => {
+                Some(serde_json::from_str(&text).map_err(|_| bad_column(17, "time control"))?)
+            }
+            None => None,
+        },
     })
 }
 
@@ -203,10 +211,10 @@ pub(super) fn player_record(conn: &Connection, name: &str) -> rusqlite::Result<P
     let mut statement = conn.prepare(
         "SELECT MIN(opp_name), opp_ai, SUM(w), SUM(d), SUM(l), COUNT(*) AS n FROM ( \
            SELECT o_name AS opp_name, o_ai AS opp_ai, winner IS 'X' AS w, \
-                  result = 'drawn' AS d, winner IS 'O' AS l \
+                  result IN ('drawn', 'agreed') AS d, winner IS 'O' AS l \
              FROM games WHERE x_name = ?1 \
            UNION ALL \
-           SELECT x_name, x_ai, winner IS 'O', result = 'drawn', winner IS 'X' \
+           SELECT x_name, x_ai, winner IS 'O', result IN ('drawn', 'agreed'), winner IS 'X' \
              FROM games WHERE o_name = ?1) \
          GROUP BY CASE WHEN opp_ai IS NULL THEN opp_name END, opp_ai \
          ORDER BY n DESC, opp_ai IS NOT NULL, MIN(opp_name), opp_ai",
@@ -262,7 +270,7 @@ pub(super) fn game(conn: &Connection, id: GameId) -> rusqlite::Result<Option<Fin
 }
 
 /// Where `game`'s query has the moves column: right after [`SUMMARY_COLUMNS`].
-const MOVES_COLUMN: usize = 17;
+const MOVES_COLUMN: usize = 18;
 
 /// A game's moves as [`MovesJson`] wrote them.
 fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
@@ -276,19 +284,34 @@ fn moves(row: &Row<'_>, column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
 fn moves_from_json(text: &[u8], column: usize) -> rusqlite::Result<Vec<PlayedMove>> {
     // `by` is read as text and checked by `mark_from`, as the other mark columns are,
     // rather than through `Mark`'s wire format.
-    let stored: Vec<(String, String, String, u64)> = serde_json::from_slice(text)
+    // A timed game's moves carry a fifth element, the mover's clock after the move.
+    let stored: Vec<StoredMove> = serde_json::from_slice(text)
         .map_err(|e| rusqlite::Error::FromSqlConversionFailure(column, Type::Text, e.into()))?;
     stored
         .into_iter()
-        .map(|(mv, cell, by, ms)| {
+        .map(|stored| {
+            let (mv, cell, by, ms, clock_ms) = match stored {
+                StoredMove::Untimed(mv, cell, by, ms) => (mv, cell, by, ms, None),
+                StoredMove::Timed(mv, cell, by, ms, clock) => (mv, cell, by, ms, Some(clock)),
+            };
             Ok(PlayedMove {
                 mv,
                 cell,
                 by: mark_from(&by).ok_or_else(|| bad_column(column, "mark"))?,
                 ms,
+                clock_ms,
             })
         })
         .collect()
+}
+
+/// One move of the `moves` column: `[move, cell, by, ms]`, and in a timed game
+/// `[move, cell, by, ms, clock]`.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum StoredMove {
+    Timed(String, String, String, u64, u64),
+    Untimed(String, String, String, u64),
 }
 
 /// [`MovesJson`] of `moves`, as a room's [`super::Write::Game`] of them writes it.
@@ -296,7 +319,13 @@ fn moves_from_json(text: &[u8], column: usize) -> rusqlite::Result<Vec<PlayedMov
 pub(super) fn moves_json(moves: &[PlayedMove]) -> String {
     let mut json = MovesJson::new(moves.len());
     for played in moves {
-        json.push(&played.mv, &played.cell, played.by, played.ms);
+        json.push(
+            &played.mv,
+            &played.cell,
+            played.by,
+            played.ms,
+            played.clock_ms,
+        );
     }
     json.finish()
 }
@@ -322,7 +351,7 @@ impl MovesJson {
 
     /// Appends a move: its notation, the cell where it landed, the mark that played it
     /// and how long its player took.
-    pub(crate) fn push(&mut self, mv: &str, cell: &str, by: Mark, ms: u64) {
+    pub(crate) fn push(&mut self, mv: &str, cell: &str, by: Mark, ms: u64, clock: Option<u64>) {
         let out = &mut self.out;
         if out.len() > 1 {
             out.push(',');
@@ -337,6 +366,10 @@ impl MovesJson {
             Mark::O => ",\"O\",",
         });
         out.push_str(&ms.to_string());
+        if let Some(clock) = clock {
+            out.push(',');
+            out.push_str(&clock.to_string());
+        }
         out.push(']');
     }
 
@@ -356,16 +389,20 @@ pub(super) fn insert(tx: &Connection, game: &EndedGame) -> rusqlite::Result<()> 
         GameStatus::Won { winner, line } => ("won", Some(mark_text(*winner)), Some(line.join(" "))),
         GameStatus::Drawn => ("drawn", None, None),
         GameStatus::Resigned { winner } => ("resigned", Some(mark_text(*winner)), None),
-        // Only finished games are handed to the store; a status that is not an ending is
-        // kept as it came rather than lost.
-        GameStatus::Waiting | GameStatus::Playing { .. } => ("unfinished", None, None),
+        GameStatus::Timeout { winner } => ("timeout", Some(mark_text(*winner)), None),
+        GameStatus::Agreed => ("agreed", None, None),
+        // Only finished games are handed to the store (an aborted one is not); a status
+        // that is not an ending is kept as it came rather than lost.
+        GameStatus::Waiting | GameStatus::Playing { .. } | GameStatus::Aborted => {
+            ("unfinished", None, None)
+        }
     };
     super::execute(
         tx,
         "INSERT INTO games (id, room, number, width, height, k, gravity, x_name, x_ai, \
-         o_name, o_ai, result, winner, line, ply, started_at, ended_at, moves) \
+         o_name, o_ai, result, winner, line, ply, started_at, ended_at, moves, time_control) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, \
-         ?18)",
+         ?18, ?19)",
         params![
             s.game.0 as i64,
             s.room.as_ref().map(|r| r.0.as_str()),
@@ -385,6 +422,8 @@ pub(super) fn insert(tx: &Connection, game: &EndedGame) -> rusqlite::Result<()> 
             s.started_at as i64,
             s.ended_at as i64,
             game.moves,
+            s.time_control
+                .map(|c| serde_json::to_string(&c).unwrap_or_default()),
         ],
     )?;
     Ok(())

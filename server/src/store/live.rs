@@ -175,15 +175,16 @@ fn put_record(tx: &Connection, record: &TableRecord) -> rusqlite::Result<()> {
 fn put_move(tx: &Connection, room: &RoomId, mv: &SavedMove) -> rusqlite::Result<()> {
     execute(
         tx,
-        "INSERT OR REPLACE INTO live_moves (room, game, ply, move, seq, ms) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT OR REPLACE INTO live_moves (room, game, ply, move, seq, ms, clock) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             room.0,
             mv.game,
             mv.ply,
             mv.mv,
             i64::try_from(mv.seq).unwrap_or(i64::MAX),
-            i64::try_from(mv.ms).unwrap_or(i64::MAX)
+            i64::try_from(mv.ms).unwrap_or(i64::MAX),
+            mv.clock.map(|[x, o]| format!("[{x},{o}]")),
         ],
     )?;
     Ok(())
@@ -243,7 +244,8 @@ pub(crate) fn load(conn: &Connection) -> Result<Live, StoreError> {
     let mut moves: HashMap<String, Vec<SavedMove>> = HashMap::new();
     let mut bad: Vec<String> = Vec::new();
     let mut rows = conn.prepare(
-        "SELECT room, game, ply, move, seq, ms FROM live_moves ORDER BY room, game, ply",
+        "SELECT room, game, ply, move, seq, ms, clock FROM live_moves \
+         ORDER BY room, game, ply",
     )?;
     let mut query = rows.query([])?;
     while let Some(row) = query.next()? {
@@ -255,6 +257,16 @@ pub(crate) fn load(conn: &Connection) -> Result<Live, StoreError> {
                 mv: row.get(3)?,
                 seq: u64::try_from(row.get::<_, i64>(4)?).unwrap_or(0),
                 ms: u64::try_from(row.get::<_, i64>(5)?).unwrap_or(0),
+                clock: match row.get::<_, Option<String>>(6)? {
+                    Some(text) => Some(serde_json::from_str(&text).map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(
+                            6,
+                            rusqlite::types::Type::Text,
+                            Box::new(e),
+                        )
+                    })?),
+                    None => None,
+                },
             })
         })();
         match read {
@@ -419,6 +431,10 @@ mod tests {
                 },
             ],
             resigned: None,
+            time_control: None,
+            takebacks: true,
+            ending: None,
+            clock: None,
         }
     }
 
@@ -431,6 +447,7 @@ mod tests {
                 mv: mv.into(),
                 seq: 10 + u64::from(ply),
                 ms: 250,
+                clock: None,
             },
         }
     }
@@ -518,6 +535,7 @@ mod tests {
                 mv: "b2".into(),
                 seq: 12,
                 ms: 0,
+                clock: None,
             }],
             chat: Vec::new(),
         };
@@ -540,7 +558,7 @@ mod tests {
         conn.execute_batch(
             "UPDATE live_rooms SET record = '{not json' WHERE id = 'room1';
              UPDATE live_rooms SET record = replace(record, 'room3', 'other') WHERE id = 'room3';
-             INSERT INTO live_moves VALUES ('room2', 1, 0, 'b2', 'not a number', 0);
+             INSERT INTO live_moves VALUES ('room2', 1, 0, 'b2', 'not a number', 0, NULL);
              INSERT INTO live_chat VALUES ('room2', 1, 'garbage');
              INSERT INTO live_sessions VALUES ('not a uuid', 'x', 'sel', x'00', NULL);
              INSERT INTO live_sessions VALUES

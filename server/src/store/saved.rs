@@ -46,6 +46,36 @@ pub(crate) struct TableRecord {
     /// The id under which the store keeps the room's last finished game.
     #[serde(default)]
     pub(crate) last_game: Option<GameId>,
+    /// How the room's games are timed (absent: no clock).
+    #[serde(default)]
+    pub(crate) time_control: Option<wire::TimeControl>,
+    /// Whether takebacks may be granted (absent: a room saved before takebacks, which
+    /// had no clock, so true).
+    #[serde(default = "yes")]
+    pub(crate) takebacks: bool,
+    /// How the current game ended off the board (a timeout, an agreed draw, an abort);
+    /// a resignation is also in `resigned`, which older servers read.
+    #[serde(default)]
+    pub(crate) ending: Option<crate::snapshot::Ending>,
+    /// Both remaining times (X, O) in ms when the record was taken, and the ply they
+    /// belong to; a restart resumes from them when no move came after.
+    #[serde(default)]
+    pub(crate) clock: Option<SavedClock>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The clocks of a room's game when its record was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct SavedClock {
+    /// The moves played when they were read.
+    pub(crate) ply: u32,
+    /// X's remaining time, ms.
+    pub(crate) x_ms: u64,
+    /// O's remaining time, ms.
+    pub(crate) o_ms: u64,
 }
 
 /// Who sits in a seat, as saved.
@@ -83,6 +113,8 @@ pub(crate) struct SavedMove {
     pub(crate) seq: u64,
     /// How long the player took over it, in ms (for the game's record).
     pub(crate) ms: u64,
+    /// In a timed game, both remaining times after it (X, O), in ms.
+    pub(crate) clock: Option<[u64; 2]>,
 }
 
 /// A whole room as saved: its record, the current game's moves in order, its chat tail.

@@ -115,6 +115,18 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
         DROP TABLE moves;
     ",
     },
+    Migration {
+        version: 4,
+        // Clocks. A finished game's `time_control` is the JSON of the wire's
+        // `TimeControl` (NULL for a game without a clock); its timed moves carry a fifth
+        // element in `moves`, the mover's remaining ms after the move. A live move's
+        // `clock` is both remaining times after it, JSON `[x_ms, o_ms]` (NULL untimed),
+        // so that a restart (or a crash) brings the clocks back.
+        sql: "
+        ALTER TABLE games ADD COLUMN time_control TEXT;
+        ALTER TABLE live_moves ADD COLUMN clock TEXT;
+    ",
+    },
 ];
 
 /// The schema version this build writes: the last migration's.

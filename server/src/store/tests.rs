@@ -30,6 +30,7 @@ pub(super) fn game(id: u64, x: &str, o: &str, result: GameStatus) -> FinishedGam
             cell: (*cell).to_owned(),
             by: if i % 2 == 0 { Mark::X } else { Mark::O },
             ms: 100 * (i as u64 + 1),
+            clock_ms: None,
         })
         .collect();
     FinishedGame {
@@ -49,6 +50,7 @@ pub(super) fn game(id: u64, x: &str, o: &str, result: GameStatus) -> FinishedGam
             ply: moves.len() as u32,
             started_at: 1_795_450_800_000 + id,
             ended_at: 1_795_450_861_250 + id,
+            time_control: None,
         },
         moves,
     }
@@ -403,6 +405,7 @@ async fn a_long_games_moves_read_back_in_order() {
                         7 => u64::MAX,
                         _ => 7u64.pow((i % 20) as u32),
                     },
+                    clock_ms: None,
                 }
             })
             .collect();
@@ -493,6 +496,7 @@ fn connect_four(id: u64, plies: usize) -> FinishedGame {
                 cell: format!("{column}{}", i / 7 + 1),
                 by: if i % 2 == 0 { Mark::X } else { Mark::O },
                 ms: 1_200 + 13 * i as u64,
+                clock_ms: None,
             }
         })
         .collect();
@@ -587,6 +591,7 @@ async fn moves_text_is_escaped_as_sqlite_escapes_it() {
             cell: format!("{text}{i}"),
             by: if i % 2 == 0 { Mark::X } else { Mark::O },
             ms: i as u64,
+            clock_ms: None,
         })
         .collect();
     store.write(Write::Game(Box::new(kept.clone().into())));

@@ -331,6 +331,8 @@ pub(crate) async fn human_pair(
         },
         private: true,
         hints: false,
+        time_control: None,
+        takebacks: None,
     })
     .await?;
     let room = x.await_room().await?;
@@ -357,6 +359,8 @@ pub(crate) async fn ai_room(addr: SocketAddr, kind: Kind, seed: u64) -> anyhow::
         },
         private: true,
         hints: false,
+        time_control: None,
+        takebacks: None,
     })
     .await?;
     p.await_room().await?;

@@ -28,6 +28,8 @@ pub(crate) struct AiStart {
     pub(crate) position: Position,
     /// Both seats are AI: the move is paced so that people can follow the game.
     pub(crate) paced: bool,
+    /// The seat the AI plays (its clock gives its budget).
+    pub(crate) mark: Mark,
 }
 
 /// What became of an AI answer.
@@ -100,17 +102,20 @@ impl Table {
             ai,
             position: self.position.clone(),
             paced,
+            mark,
         })
     }
 
     /// Takes the answer to `job`: the player `ai` goes home to its seat (if the seat
     /// still waits for it), and the move `mv` is played if the room still waits for
-    /// this job.
+    /// this job. `draw_or_worse` says whether the search proved its move a draw or a
+    /// loss for the AI (for a draw offer that follows).
     pub(crate) fn ai_answered(
         &mut self,
         job: JobId,
         ai: Option<Box<Ai>>,
         mv: Option<Move>,
+        draw_or_worse: Option<bool>,
     ) -> AiAnswer {
         for seat in &mut self.seats {
             if let Seat::Ai { player, .. } = seat
@@ -133,8 +138,16 @@ impl Table {
                 None => return AiAnswer::Stuck,
             },
         };
+        let mark = snapshot::mark(self.position.to_move());
         match self.position.try_play(mv) {
-            Ok(_) => answer,
+            Ok(_) => {
+                self.offer = None;
+                self.note_ai_verdict(
+                    mark,
+                    answer == AiAnswer::Played && draw_or_worse == Some(true),
+                );
+                answer
+            }
             // Unreachable for a move from `legal_moves`; refusing it keeps the game sane.
             Err(_) => AiAnswer::Stuck,
         }

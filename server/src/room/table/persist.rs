@@ -11,12 +11,17 @@ use std::collections::VecDeque;
 use foldhash::HashMap;
 
 use inarow_engine::{Position, Rules};
-use inarow_protocol::Mark;
+use inarow_protocol::{Mark, TimeControl};
 
+use std::time::Instant;
+
+use super::clock::Clocks;
 use super::record::GameClock;
 use super::{ChatLine, Member, Seat, Table, ai, seat_index};
-use crate::snapshot;
-use crate::store::saved::{CHAT_TAIL, SavedChat, SavedMove, SavedRoom, SavedSeat, TableRecord};
+use crate::snapshot::{self, Ending};
+use crate::store::saved::{
+    CHAT_TAIL, SavedChat, SavedClock, SavedMove, SavedRoom, SavedSeat, TableRecord,
+};
 
 /// How far a restored room's `seq` jumps past the last one saved. After a crash the
 /// events of the last moments before it may be lost; a client that saw them would take
@@ -66,9 +71,23 @@ impl Table {
             game: self.game,
             seq: self.seq,
             seats,
-            resigned: self.resigned,
+            resigned: match self.ending {
+                Some(Ending::Resigned { winner }) => Some(winner),
+                _ => None,
+            },
             started_at: self.clock.started_at(),
             last_game: self.last_game,
+            time_control: self.time_control(),
+            takebacks: self.takebacks,
+            ending: self.ending,
+            clock: self.clocks.as_ref().map(|c| {
+                let [x_ms, o_ms] = c.current(self.now.max(Instant::now()));
+                SavedClock {
+                    ply: u32::try_from(self.position.ply()).unwrap_or(u32::MAX),
+                    x_ms,
+                    o_ms,
+                }
+            }),
         }
     }
 
@@ -83,6 +102,7 @@ impl Table {
             mv: mv.notation(),
             seq: self.seq,
             ms: self.clock.move_ms(ply).unwrap_or(0),
+            clock: self.clocks.as_ref().and_then(|c| c.after_move(ply)),
         })
     }
 
@@ -105,6 +125,7 @@ impl Table {
                 mv: mv.notation(),
                 seq: self.seq,
                 ms: self.clock.move_ms(ply).unwrap_or(0),
+                clock: self.clocks.as_ref().and_then(|c| c.after_move(ply)),
             })
             .collect();
         SavedRoom {
@@ -189,6 +210,25 @@ impl Table {
             .chain(chat.iter().map(|c| c.seq))
             .fold(record.seq, u64::max)
             .saturating_add(RESTORE_SEQ_GAP);
+        let time_control = record.time_control.unwrap_or(TimeControl::None);
+        // The clocks as the last record or the last move left them, whichever is later;
+        // the side to move's clock starts again when the room first syncs, so the time
+        // the server was down is not charged.
+        let after: Vec<[u64; 2]> = moves.iter().filter_map(|m| m.clock).collect();
+        let current = record
+            .clock
+            .filter(|c| usize::try_from(c.ply).ok() == Some(position.ply()))
+            .map(|c| [c.x_ms, c.o_ms]);
+        let clocks = if after.len() == moves.len() {
+            Clocks::restored(time_control, after, current)
+        } else {
+            // Moves saved without their clocks (a room saved before its clock was
+            // known): start the clocks afresh rather than guess.
+            Clocks::new(time_control)
+        };
+        let ending = record
+            .ending
+            .or(record.resigned.map(|winner| Ending::Resigned { winner }));
         let mut table = Table {
             id: record.id,
             name: record.name,
@@ -203,7 +243,14 @@ impl Table {
             game: record.game,
             start_reported: position.ply() > 0,
             position,
-            resigned: record.resigned,
+            ending,
+            time_control,
+            takebacks: record.takebacks,
+            clocks,
+            now: Instant::now(),
+            offer: None,
+            ai_verdict: None,
+            rewound: false,
             over_reported: false,
             seats,
             members,
@@ -219,6 +266,7 @@ impl Table {
             last_game: record.last_game,
         };
         table.over_reported = table.over();
+        table.sync_clocks();
         Ok(table)
     }
 }

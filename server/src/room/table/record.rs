@@ -40,6 +40,12 @@ impl GameClock {
         self.started_at
     }
 
+    /// Forgets the moves from `ply` on (a takeback): the record keeps the game as finally
+    /// played.
+    pub(super) fn truncate(&mut self, ply: usize) {
+        self.move_ms.truncate(ply);
+    }
+
     /// How long move `ply` took, if it is known.
     pub(super) fn move_ms(&self, ply: usize) -> Option<u64> {
         self.move_ms.get(ply).copied()
@@ -51,6 +57,7 @@ impl Table {
     /// the game's clock once it can be played, and times every move played since the
     /// last call. A clock that went backwards counts as no time.
     pub(crate) fn note_time(&mut self, now_ms: u64) {
+        self.sync_clocks();
         let playing = self.turn().is_some();
         let clock = &mut self.clock;
         if clock.started_at.is_none() && (playing || self.position.ply() > 0) {
@@ -77,7 +84,12 @@ impl Table {
             cell.push_notation(&mut cell_text);
             let by = if ply % 2 == 0 { Mark::X } else { Mark::O };
             let ms = self.clock.move_ms.get(ply).copied().unwrap_or(0);
-            moves.push(&mv_text, &cell_text, by, ms);
+            let clock = self
+                .clocks
+                .as_ref()
+                .and_then(|c| c.after_move(ply))
+                .map(|[x, o]| if by == Mark::X { x } else { o });
+            moves.push(&mv_text, &cell_text, by, ms, clock);
         }
         EndedGame {
             summary: GameSummary {
@@ -92,6 +104,7 @@ impl Table {
                 ply: u32::try_from(self.position.ply()).unwrap_or(u32::MAX),
                 started_at: self.clock.started_at.unwrap_or(ended_at),
                 ended_at,
+                time_control: self.time_control(),
             },
             moves: moves.finish(),
         }

@@ -29,6 +29,8 @@ fn table(creator: &Arrival, x: SeatRequest, o: SeatRequest) -> Table {
         seats: SeatPlan { x, o },
         private: false,
         hints: false,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     Table::new(RoomId::from("room"), spec, creator.clone(), 500)
 }
@@ -426,7 +428,7 @@ fn an_ai_seat_asks_for_a_move_on_its_turn_only() {
 
     let mv = job.position.legal_moves()[0];
     assert_eq!(
-        t.ai_answered(job.job, Some(job.ai), Some(mv)),
+        t.ai_answered(job.job, Some(job.ai), Some(mv), None),
         AiAnswer::Played
     );
     assert_eq!(t.pending_ai(), None);
@@ -446,7 +448,7 @@ fn a_stale_ai_answer_is_ignored_but_its_player_comes_home() {
     assert_eq!(t.pending_ai(), None);
     let mv = first.position.legal_moves()[0];
     assert_eq!(
-        t.ai_answered(first.job, Some(first.ai), Some(mv)),
+        t.ai_answered(first.job, Some(first.ai), Some(mv), None),
         AiAnswer::Stale
     );
     assert_eq!(t.snapshot().ply, 1, "the stale move was not played");
@@ -465,7 +467,7 @@ fn an_illegal_ai_answer_is_replaced_by_a_legal_move() {
     let job = t.reconcile_ai().expect("the AI is to move");
     let taken = Rules::tictactoe().parse_move("b2").expect("parses");
     assert_eq!(
-        t.ai_answered(job.job, None, Some(taken)),
+        t.ai_answered(job.job, None, Some(taken), None),
         AiAnswer::Substituted(Some(taken))
     );
     assert_eq!(t.snapshot().ply, 2);
@@ -493,7 +495,10 @@ fn replacing_an_ai_seat_abandons_its_job() {
     assert_eq!(t.pending_ai(), None);
     let again = t.reconcile_ai().expect("the new AI opens");
     assert_ne!(again.job, job.job);
-    assert_eq!(t.ai_answered(JobId(job.job.0), None, None), AiAnswer::Stale);
+    assert_eq!(
+        t.ai_answered(JobId(job.job.0), None, None, None),
+        AiAnswer::Stale
+    );
     assert_eq!(t.pending_ai(), Some(again.job));
 }
 
@@ -586,6 +591,8 @@ fn an_ai_seat_is_recorded_by_level_and_a_private_room_without_its_id() {
         },
         private: true,
         hints: false,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let mut t = Table::new(RoomId::from("code"), spec, ann.clone(), 500);
     t.note_time(7);
@@ -735,7 +742,7 @@ fn a_restored_ai_seat_thinks_again() {
     assert_eq!(again.position.ply(), 1);
     let mv = again.position.legal_moves()[0];
     assert_eq!(
-        r.ai_answered(again.job, Some(again.ai), Some(mv)),
+        r.ai_answered(again.job, Some(again.ai), Some(mv), None),
         AiAnswer::Played
     );
     // The old server's job means nothing here.
@@ -824,6 +831,8 @@ fn a_room_with_hints_keeps_them_across_a_restart() {
         },
         private: false,
         hints: true,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let t = Table::new(RoomId::from("room"), spec, ann, 500);
     assert!(restart(&t).hints(), "hints survive the restart");
@@ -895,6 +904,8 @@ proptest::proptest! {
             seats: SeatPlan { x: SeatRequest::Me, o: SeatRequest::Open },
             private: false,
             hints: false,
+            time_control: inarow_protocol::TimeControl::None,
+            takebacks: true,
         };
         let mut t = Table::new(RoomId::from("room"), spec, people[0].clone(), 500);
         sit(&mut t, &people[1], SeatChoice::O).expect("bob sits");
@@ -956,4 +967,182 @@ proptest::proptest! {
             t.next_room();
         }
     }
+}
+
+/// Ann (X) and Bob (O) at a tic-tac-toe table timed by `control`.
+fn timed(control: inarow_protocol::TimeControl) -> (Table, Arrival, Arrival) {
+    let ann = person("ann", 1);
+    let bob = person("bob", 2);
+    let spec = RoomSpec {
+        name: "timed".into(),
+        rules: Rules::tictactoe(),
+        seats: SeatPlan {
+            x: SeatRequest::Me,
+            o: SeatRequest::Open,
+        },
+        private: false,
+        hints: false,
+        time_control: control,
+        takebacks: false,
+    };
+    let mut t = Table::new(RoomId::from("timed"), spec, ann.clone(), 500);
+    sit(&mut t, &bob, SeatChoice::O).expect("bob sits");
+    (t, ann, bob)
+}
+
+/// Plays `mv` at `at` (the room's instant for the request) and syncs the clocks, as the
+/// room does after a change.
+fn play_at(t: &mut Table, who: &Arrival, at: std::time::Instant, ply: u32, mv: &str) {
+    assert!(!t.tick(at), "no flag before the move");
+    play(t, who, ply, mv).expect("legal");
+    t.note_time(0);
+}
+
+#[test]
+fn a_clock_that_runs_out_ends_the_game_on_time_and_the_move_after_is_refused() {
+    let (mut t, ann, bob) = timed(inarow_protocol::TimeControl::Fischer {
+        base_ms: 2_000,
+        increment_ms: 500,
+    });
+    let t0 = std::time::Instant::now();
+    let at = |ms| t0 + std::time::Duration::from_millis(ms);
+    t.tick(t0);
+    t.note_time(0);
+    play_at(&mut t, &ann, at(10_000), 0, "b2");
+    play_at(&mut t, &bob, at(20_000), 1, "a1");
+    assert_eq!(t.clock_deadline(), Some(at(22_000)), "free first moves");
+    play_at(&mut t, &ann, at(21_000), 2, "c3");
+    let clock = t.snapshot().clock.expect("clocks");
+    assert_eq!(
+        (clock.x_ms, clock.o_ms),
+        (1_500, 2_000),
+        "charged 1 s, +0.5 s"
+    );
+    assert!(!t.tick(at(22_999)));
+    assert!(t.tick(at(23_000)), "O's two seconds are up");
+    assert_eq!(status(&t), GameStatus::Timeout { winner: Mark::X });
+    assert_eq!(
+        code(play(&mut t, &bob, 3, "a3")),
+        Some(ErrorCode::GameNotInProgress)
+    );
+    assert!(t.game_over().is_some());
+    let kept = t.finished_game(GameId(1), 0);
+    assert_eq!(
+        kept.played().iter().map(|m| m.clock_ms).collect::<Vec<_>>(),
+        [Some(2_000), Some(2_000), Some(1_500)]
+    );
+}
+
+#[test]
+fn a_seat_given_up_aborts_before_the_reply_and_loses_on_time_later() {
+    let (mut t, ann, bob) = game();
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    t.request(bob.clone(), None, Request::Leave)
+        .expect("leaves");
+    assert_eq!(status(&t), GameStatus::Aborted);
+    assert_eq!(t.game_over(), Some(StatusView::Aborted));
+
+    // Untimed, after each side moved: the game waits for the seat, as ever.
+    let (mut t, ann, bob) = game();
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    play(&mut t, &bob, 1, "a1").expect("legal");
+    t.request(bob.clone(), None, Request::Leave)
+        .expect("leaves");
+    assert_eq!(status(&t), GameStatus::Waiting);
+
+    // Timed: the seat given up loses on time.
+    let (mut t, ann, bob) = timed(inarow_protocol::TimeControl::PerMove { ms: 30_000 });
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    play(&mut t, &bob, 1, "a1").expect("legal");
+    // Handing one's seat to an AI is not giving it up: the game goes on.
+    let to_ai = Request::SetSeat {
+        seat: Mark::X,
+        ai: Some(Level::Easy),
+    };
+    t.request(ann.clone(), None, to_ai)
+        .expect("an AI takes over");
+    assert_eq!(status(&t), GameStatus::Playing { turn: Mark::X });
+    // Freeing the other side's AI does not win the game: it waits.
+    let free = Request::SetSeat {
+        seat: Mark::X,
+        ai: None,
+    };
+    t.request(bob.clone(), None, free).expect("freed");
+    assert_eq!(status(&t), GameStatus::Waiting);
+    let (mut t, ann, bob) = timed(inarow_protocol::TimeControl::PerMove { ms: 30_000 });
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    play(&mut t, &bob, 1, "a1").expect("legal");
+    t.request(ann.clone(), None, Request::Leave)
+        .expect("leaves");
+    assert_eq!(status(&t), GameStatus::Timeout { winner: Mark::O });
+}
+
+#[test]
+fn takebacks_go_back_to_before_the_askers_move_and_the_ai_grants_them() {
+    let (mut t, ann, bob) = game();
+    let ask = |accept| Request::Takeback { accept };
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    play(&mut t, &bob, 1, "a1").expect("legal");
+    t.request(ann.clone(), None, ask(None)).expect("asked");
+    assert!(t.snapshot().offer.is_some());
+    assert_eq!(
+        code(t.request(ann.clone(), None, ask(Some(true)))),
+        Some(ErrorCode::NoOffer)
+    );
+    t.request(bob.clone(), None, ask(Some(true)))
+        .expect("granted");
+    assert_eq!((t.snapshot().ply, t.snapshot().offer), (0, None));
+    assert!(t.take_rewound());
+
+    let ann = person("ann", 1);
+    let mut t = table(
+        &ann,
+        SeatRequest::Me,
+        SeatRequest::Ai {
+            level: Level::Perfect,
+        },
+    );
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    // Asked while the AI thinks: only Ann's move goes, and the AI's job with it.
+    t.request(ann.clone(), None, ask(None)).expect("granted");
+    assert_eq!(t.snapshot().ply, 0);
+    assert!(t.reconcile_ai().is_none(), "Ann is to move again");
+    assert_eq!(
+        t.ai_answered(
+            job.job,
+            Some(job.ai),
+            Some(job.position.legal_moves()[0]),
+            None
+        ),
+        AiAnswer::Stale
+    );
+}
+
+#[test]
+fn the_ai_accepts_a_draw_only_after_proving_its_move_a_draw_or_worse() {
+    let ann = person("ann", 1);
+    let mut t = table(
+        &ann,
+        SeatRequest::Me,
+        SeatRequest::Ai {
+            level: Level::Perfect,
+        },
+    );
+    let offer = Request::Draw { accept: None };
+    play(&mut t, &ann, 0, "b2").expect("legal");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    let mv = job.position.legal_moves()[0];
+    // Not proven: it declines, in a chat line.
+    t.ai_answered(job.job, Some(job.ai), Some(mv), Some(false));
+    assert!(matches!(
+        t.request(ann.clone(), None, offer.clone()),
+        Ok(Outcome::Chat(_))
+    ));
+    play(&mut t, &ann, 2, "c3").expect("legal");
+    let job = t.reconcile_ai().expect("the AI is to move");
+    let mv = job.position.legal_moves()[0];
+    t.ai_answered(job.job, Some(job.ai), Some(mv), Some(true));
+    assert_eq!(t.request(ann.clone(), None, offer), Ok(Outcome::Changed));
+    assert_eq!(status(&t), GameStatus::Agreed);
 }

@@ -52,6 +52,7 @@ impl Table {
             self.game,
             &self.position,
             self.status(),
+            self.clock_state(),
         )?;
         self.seq += 1;
         Some(moved)
@@ -73,7 +74,11 @@ impl Table {
             game: self.game,
             seats: self.seat_infos(),
             position: &self.position,
-            resigned: self.resigned,
+            ending: self.ending,
+            time_control: self.time_control(),
+            takebacks: self.takebacks,
+            clock: self.clock_state(),
+            offer: self.offer,
             spectators,
             last_game: self.last_game,
         })
@@ -97,6 +102,7 @@ impl Table {
                     .count(),
             )
             .unwrap_or(u32::MAX),
+            time_control: self.time_control(),
         })
     }
 

@@ -35,6 +35,8 @@ fn game(hints: bool) -> (Table, Arrival, Arrival, Arrival) {
         },
         private: false,
         hints,
+        time_control: inarow_protocol::TimeControl::None,
+        takebacks: true,
     };
     let mut t = Table::new(RoomId::from("room"), spec, ann.clone(), 500);
     t.request(
