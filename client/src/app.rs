@@ -584,6 +584,9 @@ impl App {
         match message {
             // The core has taken the welcome; it never comes this far.
             ServerMessage::Welcome { .. } => Vec::new(),
+            // The screen does not ask for them (the lobby form seats engines by name
+            // only in the web client and the protocol).
+            ServerMessage::Engines { .. } => Vec::new(),
             ServerMessage::Rooms { rooms } => {
                 self.rooms = rooms;
                 self.selected = self.selected.min(self.rooms.len().saturating_sub(1));

@@ -119,6 +119,7 @@ fn every_message_type_is_documented() {
     let client = [
         "hello",
         "list_rooms",
+        "list_engines",
         "create_room",
         "join",
         "leave",
@@ -134,8 +135,8 @@ fn every_message_type_is_documented() {
         "rename",
     ];
     let server = [
-        "welcome", "rooms", "room", "moved", "analysis", "chat", "left", "error", "bye", "history",
-        "game", "renamed",
+        "welcome", "rooms", "engines", "room", "moved", "analysis", "chat", "left", "error", "bye",
+        "history", "game", "renamed",
     ];
     for t in client {
         assert!(documented.contains(&(true, t.to_owned())), "client {t}");
@@ -148,6 +149,7 @@ fn every_message_type_is_documented() {
     let _client_variant = |m: &ClientMessage| match m {
         ClientMessage::Hello { .. }
         | ClientMessage::ListRooms {}
+        | ClientMessage::ListEngines {}
         | ClientMessage::CreateRoom { .. }
         | ClientMessage::Join { .. }
         | ClientMessage::Leave { .. }
@@ -165,6 +167,7 @@ fn every_message_type_is_documented() {
     let _server_variant = |m: &ServerMessage| match m {
         ServerMessage::Welcome { .. }
         | ServerMessage::Rooms { .. }
+        | ServerMessage::Engines { .. }
         | ServerMessage::Room { .. }
         | ServerMessage::Moved(_)
         | ServerMessage::Analysis { .. }

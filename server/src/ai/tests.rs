@@ -35,6 +35,7 @@ fn job(id: u64, room: &str, priority: Priority, position: Position) -> (AiJob, A
         move_time: LONG,
         pace: Duration::ZERO,
         cancel: cancel.clone(),
+        engine: None,
     };
     (job, cancel)
 }

@@ -4,9 +4,9 @@
 //! Running the job is the room's business (`room::state`); here it is only bookkeeping.
 
 use inarow_engine::{Ai, Move, Position};
-use inarow_protocol::{Level, Mark};
+use inarow_protocol::{EngineName, Level, Mark};
 
-use super::{AiPlayer, Seat, Table, seat_index};
+use super::{AiPlayer, ChatLine, Seat, Table, seat_index};
 use crate::ai::JobId;
 use crate::snapshot;
 
@@ -28,6 +28,8 @@ pub(crate) struct AiStart {
     pub(crate) position: Position,
     /// Both seats are AI: the move is paced so that people can follow the game.
     pub(crate) paced: bool,
+    /// The external engine that plays the seat, if one does.
+    pub(crate) engine: Option<EngineName>,
 }
 
 /// What became of an AI answer.
@@ -48,7 +50,20 @@ pub(crate) enum AiAnswer {
 pub(super) fn seat(level: Level) -> Seat {
     Seat::Ai {
         level,
+        engine: None,
         player: AiPlayer::Home(new_ai(level)),
+    }
+}
+
+/// The level of inarow's AI that takes an external engine's seat over if the engine fails.
+pub(super) const ENGINE_FALLBACK: Level = Level::Perfect;
+
+/// A new seat for the external engine `name`, with inarow's player to fall back to.
+pub(super) fn engine_seat(name: EngineName) -> Seat {
+    Seat::Ai {
+        level: ENGINE_FALLBACK,
+        engine: Some(name),
+        player: AiPlayer::Home(new_ai(ENGINE_FALLBACK)),
     }
 }
 
@@ -79,9 +94,15 @@ impl Table {
         }
         let mark = wanted?;
         let job = JobId(self.next_job);
-        let Seat::Ai { level, player } = &mut self.seats[seat_index(mark)] else {
+        let Seat::Ai {
+            level,
+            engine,
+            player,
+        } = &mut self.seats[seat_index(mark)]
+        else {
             return None;
         };
+        let engine = *engine;
         let ai = match std::mem::replace(player, AiPlayer::Away(job)) {
             AiPlayer::Home(ai) => ai,
             // Its player is still away on a cancelled job: start afresh.
@@ -100,7 +121,31 @@ impl Table {
             ai,
             position: self.position.clone(),
             paced,
+            engine,
         })
+    }
+
+    /// The external engine `name` failed on job `job`, for `reason`: its seat (if it is
+    /// still the engine's) is inarow's AI from now on, and the room is told in a chat line
+    /// from the seat, which `None` means nobody needs to be told.
+    pub(crate) fn engine_failed(
+        &mut self,
+        job: JobId,
+        name: EngineName,
+        reason: &str,
+    ) -> Option<ChatLine> {
+        let (index, seat) = self.seats.iter_mut().enumerate().find(|(_, seat)| {
+            matches!(seat, Seat::Ai { engine: Some(e), player, .. }
+                if *e == name && matches!(player, AiPlayer::Away(away) if *away == job))
+        })?;
+        let Seat::Ai { engine, level, .. } = seat else {
+            return None;
+        };
+        *engine = None;
+        let level = *level;
+        let mark = if index == 0 { Mark::X } else { Mark::O };
+        let text = format!("{name} failed ({reason}); inarow's AI ({level}) plays {mark} now");
+        Some(self.say(name.to_string(), Some(mark), text))
     }
 
     /// Takes the answer to `job`: the player `ai` goes home to its seat (if the seat
