@@ -38,11 +38,11 @@ fn options(room: Option<String>, open: bool, games: u32) -> BotOptions {
 
 async fn run_bot(server: &TestServer, options: BotOptions) -> tokio::task::JoinHandle<Vec<Played>> {
     let url = format!("ws://{}", server.addr());
-    let server = Server::new(url, None).unwrap();
+    let server = Server::new(url, None).expect("a ws:// address");
     tokio::spawn(async move {
         bot::run(server, "pbrain-bot".into(), options, tokio::io::sink())
             .await
-            .unwrap()
+            .expect("the bot plays its games")
     })
 }
 

@@ -20,7 +20,7 @@ const FAKE: &str = env!("CARGO_BIN_EXE_fake_engine");
 const GAME_TIME: Duration = Duration::from_secs(120);
 
 fn name(text: &str) -> EngineName {
-    EngineName::new(text).unwrap()
+    EngineName::new(text).expect("a valid engine name")
 }
 
 /// A script in `dir` that runs the fake engine in `mode`, appending its pid to `pids`: the
@@ -30,10 +30,11 @@ fn fake(dir: &Path, mode: &str, pids: &Path) -> PathBuf {
     let path = dir.join(format!("fake-{mode}.sh"));
     let script = format!(
         "#!/bin/sh\nexec '{FAKE}' {mode} '{}'\n",
-        pids.to_str().unwrap()
+        pids.to_str().expect("a UTF-8 temporary path")
     );
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&path, script).expect("the script is written");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+        .expect("the script is made executable");
     path
 }
 
