@@ -1,11 +1,13 @@
 //! External Gomocup engines as AI seats, through a real server: `inarow-pbrain` (built
 //! here as `pbrain_engine`) plays whole games; fake engines that crash, stall, answer
 //! nonsense or play occupied or off-board cells are killed, inarow's AI takes their seat
-//! and the game still ends; the server's engine processes are gone after a shutdown.
+//! and the game still ends, the host's log saying why; the server's engine processes are
+//! gone after a shutdown. The log is the process's subscriber: this file installs it once.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use inarow_e2e::logs::{self, Captured};
 use inarow_e2e::{Client, Config, TestServer, fast_config, occupant, plan};
 use inarow_protocol::{
     ClientMessage, EngineName, ErrorCode, GameStatus, Level, Mark, Occupant, RoomId, RoomSnapshot,
@@ -18,6 +20,12 @@ const FAKE: &str = env!("CARGO_BIN_EXE_fake_engine");
 
 /// How long a whole game may take: AI moves of 200 ms at most, a few dozen of them.
 const GAME_TIME: Duration = Duration::from_secs(120);
+
+/// The server's log, captured from the first call on.
+fn log() -> &'static Captured {
+    static LOG: std::sync::OnceLock<Captured> = std::sync::OnceLock::new();
+    LOG.get_or_init(|| logs::capture("info"))
+}
 
 fn name(text: &str) -> EngineName {
     EngineName::new(text).expect("a valid engine name")
@@ -215,11 +223,14 @@ async fn engines_are_offered_only_for_boards_they_play() {
 async fn a_failing_engine_is_replaced_by_inarows_ai_and_the_game_ends() {
     let dir = tempfile::tempdir().unwrap();
     let pids = dir.path().join("pids");
+    let log = log();
     let modes = ["crash", "stall", "nonsense", "occupied", "offboard"];
-    let engines = modes
+    let mut engines: Vec<_> = modes
         .iter()
         .map(|mode| (*mode, fake(dir.path(), mode, &pids)))
         .collect();
+    // Never seated: its process stays idle from the probe until the shutdown ends it.
+    engines.push(("first", fake(dir.path(), "first", &pids)));
     let server = TestServer::start(config(engines)).await;
     let mut watcher = server.lobby("watcher").await;
     let ServerMessage::Engines { engines } = watcher.call(ClientMessage::ListEngines {}).await
@@ -228,7 +239,7 @@ async fn a_failing_engine_is_replaced_by_inarows_ai_and_the_game_ends() {
     };
     assert_eq!(
         engines.len(),
-        modes.len(),
+        modes.len() + 1,
         "every fake engine passes the probe"
     );
 
@@ -264,11 +275,29 @@ async fn a_failing_engine_is_replaced_by_inarows_ai_and_the_game_ends() {
     }
     server.shutdown().await;
 
+    // The host's log names each engine that failed, and why.
+    let text = log.text();
+    for (mode, why) in [
+        ("crash", "the engine exited"),
+        ("stall", "no answer within"),
+        ("nonsense", "unexpected answer"),
+        ("occupied", "not a legal move"),
+        ("offboard", "off the board"),
+    ] {
+        assert!(
+            text.lines().any(|l| l.contains("WARN")
+                && l.contains("external engine failed")
+                && l.contains(&format!("engine={mode}"))
+                && l.contains(why)),
+            "no warning for {mode} ({why}) in:\n{text}"
+        );
+    }
+
     // Every process the server started (the probes' and the games') is gone: killed
     // and reaped, none left as a zombie.
     let pids = std::fs::read_to_string(&pids).unwrap();
     let pids: Vec<&str> = pids.lines().collect();
-    assert!(pids.len() >= modes.len(), "{pids:?}");
+    assert!(pids.len() > modes.len(), "{pids:?}");
     let deadline = Instant::now() + Duration::from_secs(10);
     for pid in pids {
         let proc = PathBuf::from(format!("/proc/{pid}"));

@@ -109,6 +109,9 @@ pub(crate) enum Failure {
     /// The engine is not offered (any more): a room restored after a restart without it.
     #[error("the server does not offer it")]
     NotOffered,
+    /// The position has no move due (the game is over): nothing was asked.
+    #[error("no move was due")]
+    NoMoveDue,
 }
 
 /// The external engines of one server, as probed at start-up.
@@ -265,7 +268,7 @@ impl External {
         let rules = position.rules();
         let GameStatus::InProgress { to_move } = position.status() else {
             // The pool never asks in a finished game; if it did, nobody should move.
-            return Err(Failure::Illegal(Point { x: 0, y: 0 }));
+            return Err(Failure::NoMoveDue);
         };
         let deadline = Instant::now() + ask.turn + self.limits.margin;
         let mut process = self.checkout(rules, deadline).await?;

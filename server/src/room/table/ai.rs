@@ -185,3 +185,97 @@ impl Table {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use inarow_engine::Rules;
+    use inarow_protocol::{Occupant, RoomId, SeatPlan, SeatRequest, SessionId};
+
+    use super::*;
+    use crate::net::Attachment;
+    use crate::room::spec::RoomSpec;
+    use crate::room::table::Arrival;
+
+    /// Ann (X) against the engine `pbrain` (O) on a 9×9 board of five in a row.
+    fn against_engine() -> (Table, Arrival) {
+        let ann = Arrival {
+            session: SessionId(uuid::Uuid::new_v4()),
+            name: "ann".into(),
+            attachment: Attachment(1),
+        };
+        let name = EngineName::new("pbrain").expect("a name");
+        let spec = RoomSpec {
+            name: "test".into(),
+            rules: Rules::new(9, 9, 5, false).expect("rules"),
+            seats: SeatPlan {
+                x: SeatRequest::Me,
+                o: SeatRequest::Engine { name },
+            },
+            private: false,
+            hints: false,
+        };
+        (
+            Table::new(RoomId::from("room"), spec, ann.clone(), 500),
+            ann,
+        )
+    }
+
+    fn play_e5(t: &mut Table, ann: &Arrival) {
+        let request = super::super::Request::Play {
+            ply: 0,
+            mv: "e5".into(),
+        };
+        t.request(ann.clone(), None, request).expect("legal");
+    }
+
+    #[test]
+    fn an_engine_seat_asks_its_engine_and_falls_back_for_good() {
+        let (mut t, ann) = against_engine();
+        let name = EngineName::new("pbrain").expect("a name");
+        assert!(matches!(
+            t.snapshot().seats[1].occupant,
+            Occupant::Ai { level: ENGINE_FALLBACK, engine: Some(e), .. } if e == name
+        ));
+        play_e5(&mut t, &ann);
+        let job = t.reconcile_ai().expect("the engine is to move");
+        assert_eq!(job.engine, Some(name));
+
+        // Another engine's failure, or one for another job, changes nothing.
+        let other = EngineName::new("rapfi").expect("a name");
+        assert!(t.engine_failed(job.job, other, "crashed").is_none());
+        assert!(
+            t.engine_failed(JobId(job.job.0 + 1), name, "crashed")
+                .is_none()
+        );
+
+        let line = t
+            .engine_failed(job.job, name, "the engine exited")
+            .expect("the room is told");
+        assert_eq!(line.from, "pbrain");
+        assert_eq!(line.seat, Some(Mark::O));
+        assert_eq!(
+            line.text,
+            "pbrain failed (the engine exited); inarow's AI (perfect) plays O now"
+        );
+        assert_eq!(
+            line.seq,
+            t.snapshot().seq,
+            "the line is the room's latest event"
+        );
+        assert!(matches!(
+            t.snapshot().seats[1].occupant,
+            Occupant::Ai {
+                level: ENGINE_FALLBACK,
+                engine: None,
+                ..
+            }
+        ));
+        let mv = job.position.legal_moves()[0];
+        assert_eq!(
+            t.ai_answered(job.job, Some(job.ai), Some(mv)),
+            AiAnswer::Played
+        );
+        // A second failure report for the same job finds no engine left.
+        assert!(t.engine_failed(job.job, name, "again").is_none());
+    }
+}
