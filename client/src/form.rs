@@ -2,7 +2,7 @@
 //! `create_room` message it makes. Presets, board limits and rule checks are the engine's.
 
 use inarow_engine::Rules as EngineRules;
-use inarow_protocol::{ClientMessage, Level, Rules, RulesSpec, SeatPlan, SeatRequest};
+use inarow_protocol::{ClientMessage, EngineName, Level, Rules, RulesSpec, SeatPlan, SeatRequest};
 
 /// Who sits in a seat of a room being created.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +13,8 @@ pub enum SeatOption {
     Open,
     /// A server AI.
     Ai(Level),
+    /// An external engine the server offers.
+    Engine(EngineName),
 }
 
 impl SeatOption {
@@ -31,6 +33,7 @@ impl SeatOption {
             SeatOption::Me => "me".to_owned(),
             SeatOption::Open => "open".to_owned(),
             SeatOption::Ai(level) => format!("AI {level}"),
+            SeatOption::Engine(name) => format!("engine {name}"),
         }
     }
 
@@ -39,6 +42,7 @@ impl SeatOption {
             SeatOption::Me => SeatRequest::Me,
             SeatOption::Open => SeatRequest::Open,
             SeatOption::Ai(level) => SeatRequest::Ai { level },
+            SeatOption::Engine(name) => SeatRequest::Engine { name },
         }
     }
 }
@@ -84,6 +88,8 @@ pub struct CreateForm {
     pub private: bool,
     /// Players may ask for hints while the game is on.
     pub hints: bool,
+    /// The server's external engines (`list_engines`), offered after the AI levels.
+    pub engines: Vec<EngineName>,
 }
 
 impl Default for CreateForm {
@@ -99,6 +105,7 @@ impl Default for CreateForm {
             o: SeatOption::Ai(Level::Perfect),
             private: false,
             hints: false,
+            engines: Vec::new(),
         }
     }
 }
@@ -162,11 +169,14 @@ impl CreateForm {
                 } else {
                     &mut self.o
                 };
-                let i = SeatOption::CYCLE
-                    .iter()
-                    .position(|s| s == seat)
-                    .unwrap_or(0);
-                *seat = SeatOption::CYCLE[cycle(i, SeatOption::CYCLE.len())];
+                let options: Vec<SeatOption> = SeatOption::CYCLE
+                    .into_iter()
+                    .chain(self.engines.iter().map(|e| SeatOption::Engine(*e)))
+                    .collect();
+                let i = options.iter().position(|s| s == seat).unwrap_or(0);
+                if let Some(next) = options.get(cycle(i, options.len())) {
+                    *seat = *next;
+                }
             }
             7 => self.private = !self.private,
             8 => self.hints = !self.hints,
@@ -230,5 +240,23 @@ mod tests {
             form.message(),
             Err("k must be between 1 and 5 (got 9)".to_owned())
         );
+    }
+
+    #[test]
+    fn the_servers_engines_follow_the_ai_levels() {
+        let rapfi = EngineName::new("rapfi").expect("a name");
+        let mut form = CreateForm {
+            field: 6,
+            engines: vec![rapfi],
+            ..CreateForm::default()
+        };
+        form.change(true);
+        assert_eq!(form.value(6), "engine rapfi");
+        let Ok(ClientMessage::CreateRoom { seats, .. }) = form.message() else {
+            panic!("a create_room");
+        };
+        assert_eq!(seats.o, SeatRequest::Engine { name: rapfi });
+        form.change(true);
+        assert_eq!(form.value(6), "me", "the choice wraps around");
     }
 }
