@@ -73,6 +73,9 @@ pub enum BotError {
     /// Neither a room nor open rooms were asked for.
     #[error("nothing to do: give --room CODE or --open")]
     NothingToDo,
+    /// The room given with `--room` could not be joined (unknown, full, ...).
+    #[error("cannot join the room: {0}")]
+    Join(String),
 }
 
 /// One game the bot finished.
@@ -297,10 +300,12 @@ impl<W: AsyncWrite + Unpin> Bot<W> {
                 Ok(false)
             }
             // A join for any seat found the room full: the bot does not watch.
-            Update::Watching { .. } => {
-                self.say("the room is full".to_owned()).await?;
-                Ok(self.options.room.is_some() && !self.options.open)
-            }
+            Update::Watching { .. } => self.join_refused("the room is full".to_owned()).await,
+            Update::Message {
+                message: ServerMessage::Error { code, message },
+                answers: Some(Pending::JoinOrWatch(_) | Pending::Enter),
+                ..
+            } => self.join_refused(format!("{code}: {message}")).await,
             Update::Message { message, send, .. } => {
                 self.send.extend(send);
                 self.on_message(message).await
@@ -349,7 +354,7 @@ impl<W: AsyncWrite + Unpin> Bot<W> {
         }
         let done = match &room.status {
             GameStatus::Playing { turn } if *turn == mark => self.move_in(&room).await?,
-            GameStatus::Won { .. } | GameStatus::Drawn => self.game_over(&room, mark).await?,
+            status if status.is_over() => self.game_over(&room, mark).await?,
             _ => false,
         };
         // In public rooms, once the opponent has gone after a game, look for another room.
@@ -368,6 +373,17 @@ impl<W: AsyncWrite + Unpin> Bot<W> {
             self.leave(&room.id);
         }
         Ok(done)
+    }
+
+    /// A join was refused: the end with `--room` alone; with `--open`, look further.
+    async fn join_refused(&mut self, why: String) -> Result<bool, BotError> {
+        if self.options.open {
+            self.say(format!("join refused ({why}); looking for another room"))
+                .await?;
+            Ok(false)
+        } else {
+            Err(BotError::Join(why))
+        }
     }
 
     fn leave(&mut self, room: &RoomId) {
@@ -423,7 +439,9 @@ impl<W: AsyncWrite + Unpin> Bot<W> {
         }
         let result = match &room.status {
             GameStatus::Won { winner, .. } if *winner == mark => "won",
+            GameStatus::Resigned { winner } if *winner == mark => "won (the opponent resigned)",
             GameStatus::Won { .. } => "lost",
+            GameStatus::Resigned { .. } => "lost (resigned)",
             _ => "drawn",
         };
         self.say(format!(

@@ -79,7 +79,7 @@ async fn finish(client: &mut Client, room: &RoomId) -> RoomSnapshot {
     let deadline = Instant::now() + GAME_TIME;
     loop {
         if let Some(last) = client.latest(room)
-            && matches!(last.status, GameStatus::Won { .. } | GameStatus::Drawn)
+            && last.status.is_over()
         {
             return last;
         }
