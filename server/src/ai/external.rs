@@ -342,15 +342,27 @@ impl External {
                 }
             }
             if let Ok(permit) = self.live.clone().try_acquire_owned() {
-                let mut child = Child::spawn(&self.path)?;
-                child
-                    .start(board.0, board.1, self.limits.start_timeout)
-                    .await?;
-                return Ok(Process {
-                    child,
-                    board,
-                    _live: permit,
-                });
+                let started = async {
+                    let mut child = Child::spawn(&self.path)?;
+                    child
+                        .start(board.0, board.1, self.limits.start_timeout)
+                        .await?;
+                    Ok::<_, ChildError>(child)
+                };
+                return match started.await {
+                    Ok(child) => Ok(Process {
+                        child,
+                        board,
+                        _live: permit,
+                    }),
+                    Err(e) => {
+                        // The place is free again (the child, if any, died with its
+                        // handle): wake a move waiting for one.
+                        drop(permit);
+                        self.freed.notify_one();
+                        Err(e.into())
+                    }
+                };
             }
             if tokio::time::timeout_at(deadline, freed).await.is_err() {
                 return Err(Failure::Busy);
