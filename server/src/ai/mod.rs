@@ -253,6 +253,8 @@ async fn run_seat(
                 .play(Ask {
                     position: &job.position,
                     turn,
+                    // The hook for rooms with clocks: the seat's time left for the game
+                    // (then also the cap on `turn`), carried by the job from the room.
                     time_left: None,
                     cancel: &job.cancel,
                 })
