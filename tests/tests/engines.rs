@@ -172,6 +172,38 @@ async fn pbrain_is_listed_and_plays_whole_games_as_a_seat() {
 }
 
 #[tokio::test]
+async fn rooms_share_one_engine_process_in_turn() {
+    let mut config = config(vec![("pbrain", PBRAIN.into())]);
+    config.engine_limits.processes = 1;
+    config.ai_threads = 2;
+    let server = TestServer::start(config).await;
+    let mut watcher = server.lobby("watcher").await;
+    let engine = SeatRequest::Engine {
+        name: name("pbrain"),
+    };
+    let mut rooms = Vec::new();
+    for _ in 0..2 {
+        let seats = plan(SeatRequest::Ai { level: Level::Easy }, engine);
+        rooms.push(watcher.create_room(small_gomoku(), seats, true).await.id);
+    }
+    for room in &rooms {
+        let end = finish(&mut watcher, room).await;
+        assert!(
+            matches!(
+                occupant(&end, Mark::O),
+                Occupant::Ai {
+                    engine: Some(_),
+                    ..
+                }
+            ),
+            "the engine kept its seat: {end:?}"
+        );
+    }
+    assert!(chat(&watcher, &rooms[0]).is_empty() && chat(&watcher, &rooms[1]).is_empty());
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn engines_are_offered_only_for_boards_they_play() {
     let server = TestServer::start(config(vec![("pbrain", PBRAIN.into())])).await;
     let mut ann = server.lobby("ann").await;

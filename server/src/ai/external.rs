@@ -67,8 +67,9 @@ impl FromStr for EngineSpec {
 /// How the server runs external engines' processes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineLimits {
-    /// Processes alive at once per engine (busy or idle). Moves beyond wait for one, up
-    /// to their time; the AI pool's search slots (`ai_threads`) bound the busy ones too.
+    /// Processes alive at once per engine (busy or idle). Moves beyond wait for one (up to
+    /// `start_timeout`, then the engine counts as failed); the AI pool's search slots
+    /// (`ai_threads`) bound the busy ones too.
     pub processes: usize,
     /// Memory an engine is told it may use (`INFO max_memory`), in bytes. The protocol
     /// leaves keeping to it to the engine.
@@ -103,8 +104,8 @@ pub(crate) enum Failure {
     /// It answered a cell that is occupied (or otherwise not a legal move).
     #[error("it played {0}, which is not a legal move")]
     Illegal(Point),
-    /// No process of it was free within the move's time.
-    #[error("none of its processes was free in time")]
+    /// No process of it came free within `start_timeout`.
+    #[error("none of its processes came free in time")]
     Busy,
     /// The engine is not offered (any more): a room restored after a restart without it.
     #[error("the server does not offer it")]
@@ -270,8 +271,11 @@ impl External {
             // The pool never asks in a finished game; if it did, nobody should move.
             return Err(Failure::NoMoveDue);
         };
-        let deadline = Instant::now() + ask.turn + self.limits.margin;
-        let mut process = self.checkout(rules, deadline).await?;
+        // Waiting for a process is not the engine's time: its moves elsewhere end within
+        // their own deadlines, so a wait this long means something is stuck.
+        let mut process = self
+            .checkout(rules, Instant::now() + self.limits.start_timeout)
+            .await?;
         let answer = async {
             let board = (rules.width(), rules.height());
             if process.board != board {
