@@ -24,7 +24,6 @@ use inarow_protocol::{
     SeatChoice, ServerMessage,
 };
 use tokio::io::{AsyncWrite, AsyncWriteExt};
-use tokio::time::Instant;
 
 use crate::board::{engine_rules, my_seat};
 use crate::cli::Startup;
@@ -126,9 +125,8 @@ impl Engine {
             self.move_time.as_millis()
         );
         child.send(&infos).await.map_err(|e| e.to_string())?;
-        let deadline = Instant::now() + self.move_time + MARGIN;
         let point = child
-            .ask_move(position, side, deadline)
+            .ask_move(position, side, self.move_time + MARGIN)
             .await
             .map_err(|e| e.to_string())?;
         legal(position, point).ok_or_else(|| format!("it played {point}, not a legal move"))

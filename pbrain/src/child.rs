@@ -205,7 +205,8 @@ impl Child {
     }
 
     /// Shows the engine `position` (BEGIN, or a BOARD block with its own stones as
-    /// `side`'s) and waits for its move by `deadline`. The move is only read: whether it
+    /// `side`'s) and waits for its move, `within` from when the board is sent (after the
+    /// [`ENGINE_GAP`], which is not the engine's time). The move is only read: whether it
     /// is on the board and empty is the caller's to check.
     ///
     /// # Errors
@@ -215,11 +216,12 @@ impl Child {
         &mut self,
         position: &Position,
         side: Side,
-        deadline: Instant,
+        within: Duration,
     ) -> Result<Point, ChildError> {
         if let Some(answered) = self.answered {
             tokio::time::sleep_until(answered + ENGINE_GAP).await;
         }
+        let deadline = Instant::now() + within;
         let command = manager::board_command(position, side);
         // A stalled engine that no longer reads could leave a write waiting forever once
         // the pipe is full: the deadline covers the write too.

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use inarow_engine::{Cell, GameStatus, Move, Position, Rules};
+use inarow_engine::{GameStatus, Move, Position, Rules};
 use inarow_pbrain::child::{Child, ChildError};
 use inarow_pbrain::command::Point;
 use inarow_protocol::{EngineInfo, EngineName, ErrorCode};
@@ -294,8 +294,8 @@ impl External {
             );
             process.child.send(&infos).await?;
             // The engine's time starts once it has the board.
-            let deadline = Instant::now() + ask.turn + self.limits.margin;
-            process.child.ask_move(position, to_move, deadline).await
+            let within = ask.turn + self.limits.margin;
+            process.child.ask_move(position, to_move, within).await
         };
         let point = match answer.await {
             Ok(point) => point,
@@ -305,7 +305,8 @@ impl External {
                 return Err(e.into());
             }
         };
-        let legal = cell_of(point, rules)
+        let legal = point
+            .cell(rules)
             .ok_or(Failure::OffBoard(point))
             .and_then(|cell| {
                 let mv = Move::Cell(cell);
@@ -438,11 +439,6 @@ async fn probe(spec: &EngineSpec, limits: &EngineLimits) -> Result<External, Str
         live,
         freed: Notify::new(),
     })
-}
-
-/// The cell at protocol point `point`, if it is on the board.
-fn cell_of(point: Point, rules: Rules) -> Option<Cell> {
-    point.cell(rules)
 }
 
 fn millis(time: Duration) -> u64 {
