@@ -9,7 +9,7 @@ use std::time::Duration;
 use inarow_e2e::browser::Browser;
 use inarow_e2e::{Config, TestServer, fast_config};
 use inarow_protocol::EngineName;
-use inarow_server::EngineSpec;
+use inarow_server::{EngineLimits, EngineSpec};
 
 /// The room view's data attributes, which the web client keeps in step with the snapshot.
 const VIEW: &str = "document.getElementById('room-view').dataset";
@@ -21,6 +21,11 @@ async fn the_new_room_form_offers_an_engine_that_then_plays() {
             name: EngineName::new("pbrain").expect("a name"),
             path: env!("CARGO_BIN_EXE_pbrain_engine").into(),
         }],
+        // An answer may come 2 s late on a loaded test machine.
+        engine_limits: EngineLimits {
+            margin: Duration::from_secs(2),
+            ..EngineLimits::default()
+        },
         ai_move_time: Duration::from_millis(300),
         ..fast_config()
     };

@@ -46,6 +46,8 @@ fn fake(dir: &Path, mode: &str, pids: &Path) -> PathBuf {
     path
 }
 
+/// A server offering `engines`. An answer may come 2 s late: on a loaded test machine a
+/// well-behaved engine must not be taken for a stalled one (the stall test shortens it).
 fn config(engines: Vec<(&str, PathBuf)>) -> Config {
     Config {
         engines: engines
@@ -56,7 +58,7 @@ fn config(engines: Vec<(&str, PathBuf)>) -> Config {
             })
             .collect(),
         engine_limits: EngineLimits {
-            margin: Duration::from_millis(300),
+            margin: Duration::from_secs(2),
             start_timeout: Duration::from_secs(5),
             ..EngineLimits::default()
         },
@@ -263,7 +265,10 @@ async fn a_failing_engine_is_replaced_by_inarows_ai_and_the_game_ends() {
         .collect();
     // Never seated: its process stays idle from the probe until the shutdown ends it.
     engines.push(("first", fake(dir.path(), "first", &pids)));
-    let server = TestServer::start(config(engines)).await;
+    let mut config = config(engines);
+    // The stalling engine is given up on 300 ms after its move time.
+    config.engine_limits.margin = Duration::from_millis(300);
+    let server = TestServer::start(config).await;
     let mut watcher = server.lobby("watcher").await;
     let ServerMessage::Engines { engines } = watcher.call(ClientMessage::ListEngines {}).await
     else {
