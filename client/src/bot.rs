@@ -289,6 +289,9 @@ impl<W: AsyncWrite + Unpin> Bot<W> {
         match update {
             Update::Fatal(message) => Err(BotError::Fatal(message)),
             Update::Down { reason, .. } => {
+                // A move sent on the lost connection may never have arrived: after the
+                // resume, the room's snapshot asks for it again.
+                self.moved = None;
                 self.say(format!("connection down ({reason}); reconnecting"))
                     .await?;
                 Ok(false)
