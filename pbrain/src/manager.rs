@@ -1,6 +1,6 @@
 //! The manager's side of the protocol, apart from any transport: the lines that set up a
 //! game and show an engine the board, and what an engine's answer line means. The match
-//! runner's [`crate::engine`] (threads) and the servers' [`crate::child`] (tokio) both
+//! runner's [`crate::engine`] (threads) and `child` (tokio, for the server and the bot) both
 //! write and read through it.
 
 use inarow_engine::{Player as Side, Position, Rules};
