@@ -349,7 +349,8 @@ impl App {
             },
             KeyCode::Char('n') | KeyCode::Char('c') => {
                 self.input = Input::Create(CreateForm::default());
-                Vec::new()
+                // The server's external engines join the seat choices when they come.
+                self.request(ClientMessage::ListEngines {}, Pending::Other)
             }
             KeyCode::Char('i') => {
                 self.input = Input::Code(String::new());
@@ -624,6 +625,12 @@ impl App {
         match message {
             // The core has taken the welcome; it never comes this far.
             ServerMessage::Welcome { .. } => Vec::new(),
+            ServerMessage::Engines { engines } => {
+                if let Input::Create(form) = &mut self.input {
+                    form.engines = engines.iter().map(|e| e.name).collect();
+                }
+                Vec::new()
+            }
             ServerMessage::Rooms { rooms } => {
                 self.rooms = rooms;
                 self.selected = self.selected.min(self.rooms.len().saturating_sub(1));

@@ -380,6 +380,7 @@ pub(crate) mod tests {
                     mark: Mark::O,
                     occupant: Occupant::Ai {
                         level: inarow_protocol::Level::Perfect,
+                        engine: None,
                         thinking: false,
                     },
                     rematch: false,

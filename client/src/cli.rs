@@ -95,6 +95,27 @@ pub enum Command {
         #[arg(value_parser = parse_game_id)]
         game: GameId,
     },
+    /// Put a Gomocup engine (such as pbrain-rapfi or inarow-pbrain) on the server as a
+    /// player: join a room by its code and/or sit in public rooms with a free seat, play,
+    /// ask for rematches; what happens is printed a line at a time. Five in a row without
+    /// gravity only (the engine's game).
+    Bot {
+        /// The engine's executable.
+        #[arg(long)]
+        engine: PathBuf,
+        /// Join this room (its id or invite code) and play there.
+        #[arg(long)]
+        room: Option<String>,
+        /// Sit in public rooms that wait for a player, one after another.
+        #[arg(long)]
+        open: bool,
+        /// Stop after this many games [default: never].
+        #[arg(long)]
+        games: Option<u32>,
+        /// The engine's time a move, in ms.
+        #[arg(long, default_value_t = 1_000)]
+        move_ms: u64,
+    },
     /// Print a finished game's record (tags, then the moves), e.g. `inarow export 42 >
     /// game.txt`.
     Export {
@@ -180,6 +201,8 @@ impl Cli {
                 before: *before,
             },
             Some(Command::Replay { game } | Command::Export { game }) => Startup::Game(*game),
+            // The bot has its own loop (`bot::run`).
+            Some(Command::Bot { .. }) => Startup::Lobby,
         }
     }
 

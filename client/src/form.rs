@@ -3,8 +3,8 @@
 
 use inarow_engine::Rules as EngineRules;
 use inarow_protocol::{
-    ClientMessage, Level, Rules, RulesSpec, SeatPlan, SeatRequest, TIME_CONTROL_PRESETS,
-    TimeControlSpec,
+    ClientMessage, EngineName, Level, Rules, RulesSpec, SeatPlan, SeatRequest,
+    TIME_CONTROL_PRESETS, TimeControlSpec,
 };
 
 /// Who sits in a seat of a room being created.
@@ -16,6 +16,8 @@ pub enum SeatOption {
     Open,
     /// A server AI.
     Ai(Level),
+    /// An external engine the server offers.
+    Engine(EngineName),
 }
 
 impl SeatOption {
@@ -34,6 +36,7 @@ impl SeatOption {
             SeatOption::Me => "me".to_owned(),
             SeatOption::Open => "open".to_owned(),
             SeatOption::Ai(level) => format!("AI {level}"),
+            SeatOption::Engine(name) => format!("engine {name}"),
         }
     }
 
@@ -42,6 +45,7 @@ impl SeatOption {
             SeatOption::Me => SeatRequest::Me,
             SeatOption::Open => SeatRequest::Open,
             SeatOption::Ai(level) => SeatRequest::Ai { level },
+            SeatOption::Engine(name) => SeatRequest::Engine { name },
         }
     }
 }
@@ -89,6 +93,8 @@ pub struct CreateForm {
     pub hints: bool,
     /// The clock: 0 for none, else one of the protocol's presets (index + 1).
     pub clock: usize,
+    /// The server's external engines (`list_engines`), offered after the AI levels.
+    pub engines: Vec<EngineName>,
 }
 
 impl Default for CreateForm {
@@ -105,6 +111,7 @@ impl Default for CreateForm {
             private: false,
             hints: false,
             clock: 0,
+            engines: Vec::new(),
         }
     }
 }
@@ -169,11 +176,14 @@ impl CreateForm {
                 } else {
                     &mut self.o
                 };
-                let i = SeatOption::CYCLE
-                    .iter()
-                    .position(|s| s == seat)
-                    .unwrap_or(0);
-                *seat = SeatOption::CYCLE[cycle(i, SeatOption::CYCLE.len())];
+                let options: Vec<SeatOption> = SeatOption::CYCLE
+                    .into_iter()
+                    .chain(self.engines.iter().map(|e| SeatOption::Engine(*e)))
+                    .collect();
+                let i = options.iter().position(|s| s == seat).unwrap_or(0);
+                if let Some(next) = options.get(cycle(i, options.len())) {
+                    *seat = *next;
+                }
             }
             7 => self.private = !self.private,
             8 => self.hints = !self.hints,
@@ -269,5 +279,23 @@ mod tests {
         form.change(false);
         form.change(false);
         assert_eq!(form.value(9), "15+10", "it wraps around");
+    }
+
+    #[test]
+    fn the_servers_engines_follow_the_ai_levels() {
+        let rapfi = EngineName::new("rapfi").expect("a name");
+        let mut form = CreateForm {
+            field: 6,
+            engines: vec![rapfi],
+            ..CreateForm::default()
+        };
+        form.change(true);
+        assert_eq!(form.value(6), "engine rapfi");
+        let Ok(ClientMessage::CreateRoom { seats, .. }) = form.message() else {
+            panic!("a create_room");
+        };
+        assert_eq!(seats.o, SeatRequest::Engine { name: rapfi });
+        form.change(true);
+        assert_eq!(form.value(6), "me", "the choice wraps around");
     }
 }

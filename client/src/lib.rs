@@ -15,9 +15,13 @@
 //! The commands about the games the server keeps are [`games`]: they ask through [`query`]
 //! (one answer per question, over the same session core), print with [`history`]'s words
 //! and tables, and replay a game with [`replay`], whose screen reuses the board drawing.
+//!
+//! [`bot`] (`inarow bot`) puts a Gomocup engine on the server as a player, over the same
+//! connection and session core.
 
 pub mod app;
 pub mod board;
+pub mod bot;
 pub mod cli;
 pub mod event;
 pub mod form;
@@ -44,6 +48,9 @@ pub enum ClientError {
     /// `--ca-file` could not be used.
     #[error(transparent)]
     Tls(#[from] net::TlsSetupError),
+    /// `inarow bot` stopped.
+    #[error(transparent)]
+    Bot(#[from] bot::BotError),
 }
 
 /// Runs the client as the command line asks: plain mode when asked, when stdin or stdout
@@ -57,6 +64,26 @@ pub async fn run(cli: cli::Cli) -> Result<Option<String>, ClientError> {
     let startup = cli.startup();
     let name = cli.display_name();
     let server = net::Server::new(cli.server.clone(), cli.ca_file.as_deref())?;
+    if let Some(cli::Command::Bot {
+        engine,
+        room,
+        open,
+        games,
+        move_ms,
+    }) = &cli.command
+    {
+        let options = bot::BotOptions {
+            engine: engine.clone(),
+            room: room
+                .as_ref()
+                .map(|r| inarow_protocol::RoomId(r.trim().to_owned())),
+            open: *open,
+            games: *games,
+            move_time: std::time::Duration::from_millis(*move_ms),
+        };
+        bot::run(server, name, options, tokio::io::stdout()).await?;
+        return Ok(None);
+    }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if matches!(
         startup,

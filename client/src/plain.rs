@@ -358,6 +358,8 @@ impl Plain {
         match message {
             // The core has taken the welcome; it never comes this far.
             ServerMessage::Welcome { .. } => Step::default(),
+            // Plain mode does not ask for them.
+            ServerMessage::Engines { .. } => Step::default(),
             ServerMessage::Rooms { rooms } => Step {
                 lines: rooms_lines(&rooms),
                 quit: self.quit_after_rooms,

@@ -210,8 +210,15 @@ impl SeatWords {
                 words.you = you;
                 words.offline = !connected;
             }
-            Some(Occupant::Ai { level, thinking }) => {
-                words.who = Some(format!("AI {level}"));
+            Some(Occupant::Ai {
+                level,
+                engine,
+                thinking,
+            }) => {
+                words.who = Some(match engine {
+                    Some(engine) => format!("engine {engine}"),
+                    None => format!("AI {level}"),
+                });
                 words.thinking = *thinking;
             }
         }

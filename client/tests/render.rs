@@ -53,6 +53,7 @@ fn room(rules: Rules, board: &[&str], moves: &[&str], status: GameStatus) -> Roo
             human("alice", 1, true),
             Occupant::Ai {
                 level: Level::Perfect,
+                engine: None,
                 thinking: false,
             },
         ),
@@ -185,6 +186,7 @@ fn lobby_lists_public_rooms() {
                 human("bob", 2, true),
                 Occupant::Ai {
                     level: Level::Medium,
+                    engine: None,
                     thinking: true,
                 },
                 GameStatus::Playing { turn: Mark::O },
@@ -299,6 +301,7 @@ fn the_cursor_shows_on_our_turn_and_ai_thinking_is_announced() {
     snap.status = GameStatus::Playing { turn: Mark::O };
     snap.seats[1].occupant = Occupant::Ai {
         level: Level::Perfect,
+        engine: None,
         thinking: true,
     };
     snap.board = vec!["...".into(), ".X.".into(), "...".into()];

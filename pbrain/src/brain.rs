@@ -1,14 +1,73 @@
 //! The brain: the protocol's state (board, rule, time limits) and its answer to each line.
 //!
 //! [`Brain::handle`] takes one line from the manager and returns the lines to write back,
-//! so the binary is only a loop over stdin and the protocol is tested without a process.
+//! so the binary is only a loop over stdin ([`serve`]) and the protocol is tested without a
+//! process.
 
+use std::io::{self, BufRead, Write};
 use std::time::{Duration, Instant};
 
 use inarow_engine::{Cell, GameStatus, Move, Player as Colour, Position, Rules};
 
 use crate::command::{self, BoardLine, Command, CommandError, Point};
 use crate::player::Player;
+
+/// The longest line kept; the rest of a longer one is dropped, as the protocol allows (no
+/// command of the protocol comes near it).
+const MAX_LINE: usize = 4096;
+
+/// Runs a brain seeded `seed` over `input` and `output`, the binary's stdin and stdout
+/// (and a test engine's): every line read goes to a [`Brain`], its answers are written and
+/// flushed at once, since the manager waits for them. End of input ends the brain as END
+/// does.
+///
+/// # Errors
+/// Reading or writing failed.
+pub fn serve(seed: u64, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+    let mut brain = Brain::new(seed);
+    let mut bytes = Vec::new();
+    while read_line(&mut input, &mut bytes)? {
+        let received = Instant::now();
+        // Lines come from whatever runs the brain: read them lossily, never failing on
+        // bad UTF-8.
+        let line = String::from_utf8_lossy(&bytes);
+        for answer in brain.handle(&line, received) {
+            writeln!(output, "{answer}")?;
+        }
+        output.flush()?;
+        if brain.ended() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Reads one line into `line` (without its end), keeping at most [`MAX_LINE`] bytes of it;
+/// `false` at the end of input.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<bool> {
+    line.clear();
+    let mut read_any = false;
+    loop {
+        let buf = input.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(read_any);
+        }
+        read_any = true;
+        let room = MAX_LINE.saturating_sub(line.len());
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(end) => {
+                line.extend_from_slice(&buf[..end.min(room)]);
+                input.consume(end + 1);
+                return Ok(true);
+            }
+            None => {
+                let n = buf.len();
+                line.extend_from_slice(&buf[..n.min(room)]);
+                input.consume(n);
+            }
+        }
+    }
+}
 
 /// Stones in a row that win: five or more (the protocol's rule 0, freestyle gomoku).
 pub const K: u32 = 5;

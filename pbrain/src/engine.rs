@@ -9,6 +9,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::command::{self, Point};
+use crate::manager::{self, Answer};
 
 /// Why an engine gave no usable answer.
 #[derive(Debug, thiserror::Error)]
@@ -102,13 +103,11 @@ impl Engine {
                 Err(RecvTimeoutError::Timeout) => return Err(EngineError::Timeout(timeout)),
                 Err(RecvTimeoutError::Disconnected) => return Err(EngineError::Exited),
             };
-            let line = line.trim();
-            let word = line.split_whitespace().next().unwrap_or("");
-            match word.to_ascii_uppercase().as_str() {
-                "" | "DEBUG" => {}
-                "MESSAGE" => self.messages.push(line.to_owned()),
-                "ERROR" | "UNKNOWN" => return Err(EngineError::Refused(line.to_owned())),
-                _ => return Ok(line.to_owned()),
+            match manager::answer(&line) {
+                Answer::Ignored => {}
+                Answer::Message(message) => self.messages.push(message),
+                Answer::Refused(line) => return Err(EngineError::Refused(line)),
+                _ => return Ok(line.trim().to_owned()),
             }
         }
     }

@@ -9,10 +9,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use inarow_engine::{GameStatus, Move, Player as Side, Position, Rules};
+use inarow_engine::{GameStatus, Move, Player as Side, Rules};
 
 use crate::command::Point;
 use crate::engine::{Engine, EngineError};
+use crate::manager::{self, about_name, board_command};
 use crate::opening::Opening;
 use crate::player::Player;
 use crate::results::{Colour, Ending, GameRecord, Outcome, SideStats};
@@ -74,11 +75,7 @@ pub fn play(
         .ok()
         .and_then(|line| about_name(&line))
         .unwrap_or_else(|| settings.engine.display().to_string());
-    if rules.width() == rules.height() {
-        engine.send(&format!("START {}", rules.width()))?;
-    } else {
-        engine.send(&format!("RECTSTART {},{}", rules.width(), rules.height()))?;
-    }
+    engine.send(&manager::start_command(rules))?;
     engine.expect_ok(START_TIME)?;
     // No `max_memory`: an engine may size its table from it at its first search, outside
     // its own clock (Rapfi, given Gomocup's 350 MB, answered its first move well after its
@@ -198,57 +195,6 @@ pub fn play(
     Ok(record)
 }
 
-/// The BOARD block showing `position` to the engine, which plays `engine_side`: its stones
-/// are field 1, the others 2, in the order played.
-fn board_command(position: &Position, engine_side: Side) -> String {
-    if position.ply() == 0 {
-        return "BEGIN".to_owned();
-    }
-    let rules = position.rules();
-    let mut lines = vec!["BOARD".to_owned()];
-    // Stones alternate from X: the stone of ply i is X's when i is even.
-    for (ply, &cell) in position.landed().iter().enumerate() {
-        let owner = if ply % 2 == 0 { Side::X } else { Side::O };
-        let field = if owner == engine_side { 1 } else { 2 };
-        lines.push(format!("{},{field}", Point::of(cell, rules)));
-    }
-    lines.push("DONE".to_owned());
-    lines.join("\n")
-}
-
-/// The `name="…"` of an ABOUT line.
-fn about_name(line: &str) -> Option<String> {
-    let start = line.find("name=\"")? + "name=\"".len();
-    let len = line[start..].find('"')?;
-    Some(line[start..start + len].to_owned())
-}
-
 fn millis(time: Duration) -> u64 {
     u64::try_from(time.as_millis()).unwrap_or(u64::MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_board_block_gives_the_engine_its_own_stones_as_field_1() {
-        let rules = Rules::gomoku();
-        let opening = Opening::parse("h8 i9 g7", rules).unwrap();
-        let position = opening.position(rules).unwrap();
-        assert_eq!(
-            board_command(&position, Side::O),
-            "BOARD\n7,7,2\n8,6,1\n6,8,2\nDONE"
-        );
-        assert_eq!(board_command(&Position::new(rules), Side::X), "BEGIN");
-    }
-
-    #[test]
-    fn reads_the_name_from_about() {
-        assert_eq!(
-            about_name("name=\"Rapfi\", version=\"1.0\"").as_deref(),
-            Some("Rapfi")
-        );
-        assert_eq!(about_name("a brain with no keywords"), None);
-    }
 }

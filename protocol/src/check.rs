@@ -220,7 +220,7 @@ fn rules(value: Option<&Value>) -> Result<(), FieldError> {
     }
 }
 
-const SEAT_SHAPE: &str = "{\"kind\": \"me\"}, {\"kind\": \"open\"} or {\"kind\": \"ai\", \"level\": \"easy\" | \"medium\" | \"perfect\"}";
+const SEAT_SHAPE: &str = "{\"kind\": \"me\"}, {\"kind\": \"open\"}, {\"kind\": \"ai\", \"level\": \"easy\" | \"medium\" | \"perfect\"} or {\"kind\": \"engine\", \"name\": NAME}";
 
 fn seats(value: Option<&Value>) -> Result<(), FieldError> {
     let plan = match value {
@@ -263,14 +263,30 @@ fn seats(value: Option<&Value>) -> Result<(), FieldError> {
                     )));
                 }
             },
+            Some(Value::String(kind)) if kind == "engine" => match seat.get("name") {
+                Some(Value::String(name)) if crate::EngineName::new(name).is_ok() => {}
+                Some(other) => {
+                    return Err(FieldError::bad_request(format!(
+                        "seats.{mark}.name must be an engine's name (list_engines lists \
+                         them), not {}",
+                        describe(other)
+                    )));
+                }
+                None => {
+                    return Err(FieldError::bad_request(format!(
+                        "seats.{mark}.name is missing: the engine's name"
+                    )));
+                }
+            },
             None => {
                 return Err(FieldError::bad_request(format!(
-                    "seats.{mark}.kind is missing: \"me\", \"open\" or \"ai\""
+                    "seats.{mark}.kind is missing: \"me\", \"open\", \"ai\" or \"engine\""
                 )));
             }
             Some(other) => {
                 return Err(FieldError::bad_request(format!(
-                    "seats.{mark}.kind must be \"me\", \"open\" or \"ai\", not {}",
+                    "seats.{mark}.kind must be \"me\", \"open\", \"ai\" or \"engine\", \
+                     not {}",
                     describe(other)
                 )));
             }
@@ -384,7 +400,7 @@ mod tests {
             ),
             (
                 json!({"X": {"kind": "robot"}, "O": {"kind": "open"}}),
-                "seats.X.kind must be \"me\", \"open\" or \"ai\", not the string \"robot\"",
+                "seats.X.kind must be \"me\", \"open\", \"ai\" or \"engine\", not the string \"robot\"",
             ),
             (
                 json!({"X": {"kind": "me"}, "O": {"kind": "ai", "level": 3}}),
@@ -393,6 +409,14 @@ mod tests {
             (
                 json!({"X": {"kind": "me"}, "O": {"kind": "ai", "level": "god"}}),
                 "seats.O.level must be",
+            ),
+            (
+                json!({"X": {"kind": "me"}, "O": {"kind": "engine", "name": "a b"}}),
+                "seats.O.name must be an engine's name",
+            ),
+            (
+                json!({"X": {"kind": "me"}, "O": {"kind": "engine"}}),
+                "seats.O.name is missing",
             ),
         ];
         for (seats, expected) in cases {

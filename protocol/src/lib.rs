@@ -18,6 +18,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 mod check;
+mod engines;
+
+pub use engines::{BadEngineName, EngineInfo, EngineName, MAX_ENGINE_NAME};
 
 /// The newest protocol version, which this crate's clients send in `hello`. Version 2
 /// sends a small `moved` event after each move where version 1 sends a whole `room`
@@ -197,6 +200,12 @@ pub enum SeatRequest {
         /// The AI's strength; `perfect` when omitted.
         #[serde(default)]
         level: Level,
+    },
+    /// An external engine the server offers (see `list_engines`), for a board it plays;
+    /// should it fail, inarow's own `perfect` AI takes the seat over.
+    Engine {
+        /// The engine's name.
+        name: EngineName,
     },
 }
 
@@ -425,6 +434,8 @@ pub enum ClientMessage {
     },
     /// Ask for the public rooms; answered with `rooms`.
     ListRooms {},
+    /// Ask for the external engines the server offers; answered with `engines`.
+    ListEngines {},
     /// Create a room; answered with its first `room` snapshot.
     CreateRoom {
         /// The room's display name; the server picks one when omitted.
@@ -609,6 +620,12 @@ pub enum ServerMessage {
     Rooms {
         /// The public rooms.
         rooms: Vec<RoomSummary>,
+    },
+    /// Answer to `list_engines`: the external engines a seat may be given, with the
+    /// boards each plays; empty when the host offers none.
+    Engines {
+        /// The engines.
+        engines: Vec<EngineInfo>,
     },
     /// The full state of a room: sent on join, resume and `sync`, and to everyone in the
     /// room after every change (in protocol 2, every change but a move).
@@ -998,8 +1015,12 @@ pub enum Occupant {
     },
     /// A server-side AI.
     Ai {
-        /// Its strength.
+        /// Its strength: for an external engine, the level of inarow's AI that takes
+        /// over should the engine fail.
         level: Level,
+        /// The external engine playing the seat, if one does.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        engine: Option<EngineName>,
         /// True while it is computing its move.
         #[serde(default)]
         thinking: bool,

@@ -119,6 +119,7 @@ fn every_message_type_is_documented() {
     let client = [
         "hello",
         "list_rooms",
+        "list_engines",
         "create_room",
         "join",
         "leave",
@@ -136,8 +137,8 @@ fn every_message_type_is_documented() {
         "draw",
     ];
     let server = [
-        "welcome", "rooms", "room", "moved", "analysis", "chat", "left", "error", "bye", "history",
-        "game", "renamed",
+        "welcome", "rooms", "engines", "room", "moved", "analysis", "chat", "left", "error", "bye",
+        "history", "game", "renamed",
     ];
     for t in client {
         assert!(documented.contains(&(true, t.to_owned())), "client {t}");
@@ -150,6 +151,7 @@ fn every_message_type_is_documented() {
     let _client_variant = |m: &ClientMessage| match m {
         ClientMessage::Hello { .. }
         | ClientMessage::ListRooms {}
+        | ClientMessage::ListEngines {}
         | ClientMessage::CreateRoom { .. }
         | ClientMessage::Join { .. }
         | ClientMessage::Leave { .. }
@@ -169,6 +171,7 @@ fn every_message_type_is_documented() {
     let _server_variant = |m: &ServerMessage| match m {
         ServerMessage::Welcome { .. }
         | ServerMessage::Rooms { .. }
+        | ServerMessage::Engines { .. }
         | ServerMessage::Room { .. }
         | ServerMessage::Moved(_)
         | ServerMessage::Analysis { .. }

@@ -6,8 +6,8 @@
 //! to the same value.
 
 use inarow_protocol::{
-    ClientFrame, ClientMessage, ErrorCode, GameId, GameStatus, Level, MAX_ID_CHARS, Mark,
-    MoveEvent, Occupant, RequestId, RoomId, RoomSnapshot, Rules, SeatInfo, ServerFrame,
+    ClientFrame, ClientMessage, EngineName, ErrorCode, GameId, GameStatus, Level, MAX_ID_CHARS,
+    Mark, MoveEvent, Occupant, RequestId, RoomId, RoomSnapshot, Rules, SeatInfo, ServerFrame,
     ServerMessage, SessionId, decode_client, decode_server, encode,
 };
 use proptest::prelude::*;
@@ -303,9 +303,14 @@ fn seat() -> impl Strategy<Value = SeatInfo> {
         }),
         (
             prop_oneof![Just(Level::Easy), Just(Level::Medium), Just(Level::Perfect)],
-            any::<bool>()
+            any::<bool>(),
+            prop_oneof![Just(None), Just(EngineName::new("rapfi").ok())]
         )
-            .prop_map(|(level, thinking)| Occupant::Ai { level, thinking }),
+            .prop_map(|(level, thinking, engine)| Occupant::Ai {
+                level,
+                engine,
+                thinking
+            }),
     ];
     (mark(), occupant, any::<bool>()).prop_map(|(mark, occupant, rematch)| SeatInfo {
         mark,

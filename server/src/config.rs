@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+pub use crate::ai::external::{EngineLimits, EngineSpec};
 use crate::net::tls::TlsIdentity;
 use crate::store::DataLocation;
 
@@ -83,6 +84,11 @@ pub struct Config {
     /// Serve TLS (`https://`, `wss://`) with this certificate instead of plain TCP; the TLS
     /// handshake counts against `handshake_timeout`.
     pub tls: Option<TlsIdentity>,
+    /// External Gomocup engines the host offers as AI seats, probed at start-up
+    /// (`--engine NAME=PATH`); see `docs/hosting.md`.
+    pub engines: Vec<EngineSpec>,
+    /// Settings of the external engines' processes.
+    pub engine_limits: EngineLimits,
     /// Where finished games are kept: a SQLite file, or memory only. The library
     /// defaults to memory so that tests write nothing to disk; the binary defaults to a
     /// file in the user's data directory.
@@ -127,6 +133,8 @@ impl Default for Config {
             outbound_queue: 256,
             max_request_head: 16 * 1024,
             tls: None,
+            engines: Vec::new(),
+            engine_limits: EngineLimits::default(),
             data: DataLocation::Memory,
         }
     }

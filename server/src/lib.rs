@@ -41,7 +41,7 @@ mod state;
 mod store;
 mod text;
 
-pub use config::{Config, default_worker_threads};
+pub use config::{Config, EngineLimits, EngineSpec, default_worker_threads};
 pub use net::tls::{TlsError, TlsIdentity};
 pub use store::{DataLocation, Store, StoreError};
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Parser;
-use inarow_server::{Config, DataLocation, Store, TlsIdentity};
+use inarow_server::{Config, DataLocation, EngineLimits, EngineSpec, Store, TlsIdentity};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tracing_subscriber::EnvFilter;
@@ -119,6 +119,23 @@ struct Args {
     /// $XDG_DATA_HOME/inarow/inarow.db, else ~/.local/share/inarow/inarow.db].
     #[arg(long, env = "INAROW_DATA")]
     data: Option<PathBuf>,
+    /// An external Gomocup engine offered as an AI seat, NAME=PATH (repeatable; in the
+    /// environment, comma-separated): probed at start-up, offered for the boards it plays.
+    #[arg(long = "engine", env = "INAROW_ENGINES", value_delimiter = ',')]
+    engines: Vec<EngineSpec>,
+    /// External engines' processes alive at once, per engine.
+    #[arg(long, env = "INAROW_ENGINE_PROCESSES", default_value_t = 4)]
+    engine_processes: usize,
+    /// Memory an external engine is told it may use (INFO max_memory), in MiB.
+    #[arg(long, env = "INAROW_ENGINE_MEMORY_MIB", default_value_t = 256)]
+    engine_memory_mib: u64,
+    /// How much later than its move time an external engine's answer may come before the
+    /// engine is killed and inarow's AI takes its seat, in ms.
+    #[arg(long, env = "INAROW_ENGINE_MARGIN_MS", default_value_t = 500)]
+    engine_margin_ms: u64,
+    /// Time an external engine may take to start and answer START, in ms.
+    #[arg(long, env = "INAROW_ENGINE_START_MS", default_value_t = 10_000)]
+    engine_start_ms: u64,
 }
 
 impl Args {
@@ -126,6 +143,13 @@ impl Args {
     fn config(&self) -> Config {
         let ms = Duration::from_millis;
         Config {
+            engines: self.engines.clone(),
+            engine_limits: EngineLimits {
+                processes: self.engine_processes,
+                memory: self.engine_memory_mib.saturating_mul(1024 * 1024),
+                margin: ms(self.engine_margin_ms),
+                start_timeout: ms(self.engine_start_ms),
+            },
             max_connections: self.max_connections,
             max_connections_per_ip: self.max_connections_per_ip,
             new_connections_per_ip_per_minute: self.new_connections_per_ip_per_minute,

@@ -139,7 +139,7 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
         ..Config::default()
     };
     let store = Store::open(&DataLocation::Memory).expect("a memory store opens");
-    let state = ServerState::new(config, store, CancellationToken::new());
+    let state = ServerState::new(config, store, Default::default(), CancellationToken::new());
     let people = [member(1, "ann"), member(2, "bob"), member(3, "cy")];
     let spec = RoomSpec {
         name: "r".into(),
@@ -187,6 +187,9 @@ async fn run(inputs: Vec<(usize, String)>) -> Result<(), TestCaseError> {
             }
             Route::ListRooms => {
                 let _ = state.lobby.list();
+            }
+            Route::ListEngines => {
+                let _ = state.ai.engines().infos();
             }
             Route::History { .. } | Route::Game(_) => {}
             Route::CreateRoom(CreateRoom {

@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::ai::AiPool;
+use crate::ai::external::Engines;
 use crate::config::Config;
 use crate::net::admission::AddressLimits;
 use crate::room::lobby::Lobby;
@@ -50,14 +51,27 @@ pub(crate) struct ServerState {
 }
 
 impl ServerState {
-    /// The state of a server that starts now, keeping its games in `store`.
-    pub(crate) fn new(config: Config, store: Store, shutdown: CancellationToken) -> ServerState {
+    /// The state of a server that starts now, keeping its games in `store`, offering the
+    /// external `engines`.
+    pub(crate) fn new(
+        config: Config,
+        store: Store,
+        engines: Arc<Engines>,
+        shutdown: CancellationToken,
+    ) -> ServerState {
         let tracker = TaskTracker::new();
+        // Idle engine processes end with the server; busy ones die with their jobs.
+        let closing = engines.clone();
+        let stop = shutdown.clone();
+        tracker.spawn(async move {
+            stop.cancelled().await;
+            closing.close().await;
+        });
         ServerState {
             lobby: Arc::new(Lobby::new(config.max_rooms, config.max_rooms_per_session)),
             sessions: Sessions::new(config.max_sessions_per_ip),
             address_limits: Arc::new(AddressLimits::new(&config)),
-            ai: AiPool::new(config.ai_threads, tracker.clone()),
+            ai: AiPool::with_engines(config.ai_threads, tracker.clone(), engines),
             store,
             tracker,
             rooms: TaskTracker::new(),

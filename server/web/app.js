@@ -237,6 +237,9 @@ function onMessage(msg) {
       state.lobby = msg.rooms;
       if (route().view === "lobby") drawLobby();
       break;
+    case "engines":
+      offerEngines(msg.engines);
+      break;
     case "room":
       onSnapshot(msg.room, asked);
       break;
@@ -285,8 +288,23 @@ function onWelcome(msg) {
   // A resumed session gets a snapshot of each of its rooms right after `welcome`.
   if (msg.resumed && r.view === "room" && stored.includes(r.id)) return draw();
   if (r.view === "lobby") request({ type: "list_rooms" });
+  // The host's external engines join the AI levels of the new-room form.
+  request({ type: "list_engines" });
   enterRoute();
   draw();
+}
+
+/** Offers each external engine the server runs as a choice for either seat of a new room. */
+function offerEngines(engines) {
+  for (const id of ["create-x", "create-o"]) {
+    const select = $(id);
+    for (const old of select.querySelectorAll("option[data-engine]")) old.remove();
+    for (const engine of engines) {
+      const sides = engine.sides.length ? `${engine.sides[0]}–${engine.sides[engine.sides.length - 1]}` : "";
+      select.append(h("option", { value: `engine:${engine.name}`, "data-engine": "", title: engine.about },
+        `Engine ${engine.name} (5 in a row, ${sides})`));
+    }
+  }
 }
 
 /** The header's "you are NAME" (a player or a spectator alike). */
@@ -653,7 +671,7 @@ function onReplayKey(event) {
 function seatLabel(seat) {
   const o = seat.occupant;
   if (o.kind === "empty") return "open";
-  if (o.kind === "ai") return `AI ${o.level}`;
+  if (o.kind === "ai") return o.engine ? `engine ${o.engine}` : `AI ${o.level}`;
   return o.name;
 }
 
@@ -1222,6 +1240,7 @@ function customRules() {
 
 function seatPlan(value) {
   if (value === "me" || value === "open") return { kind: value };
+  if (value.startsWith("engine:")) return { kind: "engine", name: value.slice("engine:".length) };
   return { kind: "ai", level: value };
 }
 

@@ -225,7 +225,9 @@ fn message_rows() -> Vec<Row> {
         seats("seats without O", r#"{"X":{"kind":"me"}}"#, "seats.O is missing"),
         seats("a seat a string", r#"{"X":"me","O":{"kind":"open"}}"#, "seats.X must be"),
         seats("a seat without kind", r#"{"X":{},"O":{"kind":"open"}}"#, "seats.X.kind is missing"),
-        seats("an unknown seat kind", r#"{"X":{"kind":"robot"},"O":{"kind":"open"}}"#, "seats.X.kind must be \"me\", \"open\" or \"ai\""),
+        seats("an unknown seat kind", r#"{"X":{"kind":"robot"},"O":{"kind":"open"}}"#, "seats.X.kind must be \"me\", \"open\", \"ai\" or \"engine\""),
+        seats("an engine without a name", r#"{"X":{"kind":"me"},"O":{"kind":"engine"}}"#, "seats.O.name is missing"),
+        seats("an engine name with a space", r#"{"X":{"kind":"me"},"O":{"kind":"engine","name":"a b"}}"#, "seats.O.name must be"),
         seats("an unknown AI level", r#"{"X":{"kind":"me"},"O":{"kind":"ai","level":"god"}}"#, "seats.O.level must be"),
         seats("both seats for yourself", r#"{"X":{"kind":"me"},"O":{"kind":"me"}}"#, "one seat"),
         // Hostile names (the connection then says hello properly).

@@ -197,6 +197,7 @@ fn q_in_ones_own_game_asks_before_leaving() {
     );
     snap.seats[0].occupant = Occupant::Ai {
         level: Level::Easy,
+        engine: None,
         thinking: false,
     };
     let mut app = in_game(snap);

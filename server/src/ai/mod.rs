@@ -19,7 +19,12 @@
 //!
 //! Jobs are tagged so that a room can ignore a stale answer; the room cancels a job by
 //! its flag.
+//!
+//! A seat played by an external engine (`external`) takes a search slot as a search does,
+//! in the same order and with the same share of the time; if the engine fails, the same
+//! job goes on as inarow's own search and its answer says why the engine was dropped.
 
+pub(crate) mod external;
 mod slots;
 
 use std::sync::Arc;
@@ -27,13 +32,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use inarow_engine::{Ai, Analysis, Limits, Move, Position};
-use inarow_protocol::RoomId;
+use inarow_protocol::{EngineName, RoomId};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tracing::Instrument;
 
+use self::external::{Ask, Engines};
 use self::slots::{Rotation, Slots, Smallest};
 
 /// Nodes a probe may search. A search that ends below it finished on its own (proven, or
@@ -108,6 +114,8 @@ pub(crate) struct AiJob {
     pub(crate) pace: Duration,
     /// Set by the room to stop the search early; the search polls it.
     pub(crate) cancel: Arc<AtomicBool>,
+    /// The external engine that plays the seat, if one does (seats only).
+    pub(crate) engine: Option<EngineName>,
 }
 
 /// A finished (or abandoned) job.
@@ -121,6 +129,9 @@ pub(crate) struct AiDone {
     /// Every legal move with its value, as the search left them (estimates where it was
     /// cut short); `None` when cancelled before searching or when the search failed.
     pub(crate) analysis: Option<Analysis>,
+    /// The job's external engine failed and inarow's AI answered instead: which engine,
+    /// and why, for the room to tell its members.
+    pub(crate) engine_failed: Option<(EngineName, String)>,
 }
 
 /// Where AI jobs run: tracked tasks that probe, queue for one of a fixed number of search
@@ -138,8 +149,11 @@ struct Shared {
     probes: Slots<Smallest>,
     /// Full searches run at once, so searches cannot take every core (or every blocking
     /// thread) however many AI seats there are. Its load (searches running plus seats
-    /// waiting) sets the share of the budget each search gets.
+    /// waiting) sets the share of the budget each search gets. External engines' moves
+    /// take these slots too.
     searches: Slots<Rotation>,
+    /// The external engines the host offers.
+    engines: Arc<Engines>,
 }
 
 impl Shared {
@@ -154,15 +168,31 @@ impl Shared {
 
 impl AiPool {
     /// A pool running at most `workers` full searches at once (at least one), and as many
-    /// probes beside them.
+    /// probes beside them, with no external engine.
+    #[cfg(test)]
     pub(crate) fn new(workers: usize, tracker: TaskTracker) -> AiPool {
+        AiPool::with_engines(workers, tracker, Arc::default())
+    }
+
+    /// As [`AiPool::new`], with the external `engines` probed at start-up.
+    pub(crate) fn with_engines(
+        workers: usize,
+        tracker: TaskTracker,
+        engines: Arc<Engines>,
+    ) -> AiPool {
         AiPool {
             shared: Arc::new(Shared {
                 probes: Slots::new(workers),
                 searches: Slots::new(workers),
+                engines,
             }),
             tracker,
         }
+    }
+
+    /// The external engines the host offers.
+    pub(crate) fn engines(&self) -> &Engines {
+        &self.shared.engines
     }
 
     /// Starts `job` as a tracked task in the caller's tracing span. Its answer goes to
@@ -174,14 +204,14 @@ impl AiPool {
             async move {
                 let job_id = job.job_id;
                 let answer = tokio::select! {
-                    answer = run(job, &shared) => answer,
+                    answer = run_seat(job, &shared) => answer,
                     () = stop.cancelled() => return,
                 };
-                let (ai, analysis) = match answer {
+                let ((ai, analysis), engine_failed) = match answer {
                     Ok(answer) => answer,
                     Err(e) => {
                         tracing::error!(error = %e, "AI search failed");
-                        (None, None)
+                        ((None, None), None)
                     }
                 };
                 let mv = analysis.as_ref().and_then(|a| a.best);
@@ -190,6 +220,7 @@ impl AiPool {
                     ai,
                     mv,
                     analysis,
+                    engine_failed,
                 };
                 let _ = done.send(done_job).await;
             }
@@ -201,6 +232,66 @@ impl AiPool {
 /// What a job gives back: the player (unless the search panicked) and its analysis (with
 /// the move chosen), unless it was cancelled before searching.
 type Answer = (Option<Box<Ai>>, Option<Analysis>);
+
+/// Runs one job, by its external engine if it has one: paced, in a search slot, with the
+/// share of the time a search would get. If the engine fails, inarow's own search answers
+/// and the reason comes back with the answer.
+async fn run_seat(
+    mut job: AiJob,
+    shared: &Shared,
+) -> Result<(Answer, Option<(EngineName, String)>), tokio::task::JoinError> {
+    let Some(name) = job.engine.filter(|_| job.priority == Priority::Seat) else {
+        return Ok((run(job, shared).await?, None));
+    };
+    if !job.pace.is_zero() {
+        tokio::time::sleep(job.pace).await;
+        job.pace = Duration::ZERO;
+    }
+    if job.cancel.load(Ordering::Relaxed) {
+        return Ok(((Some(job.ai), None), None));
+    }
+    let played = match shared.engines.get(name) {
+        None => Err(external::Failure::NotOffered),
+        Some(engine) => {
+            let queued = metrics::ai_job_queued();
+            let mut pass = shared.searches.enter((job.priority, job.room.clone()));
+            pass.ready().await;
+            drop(queued);
+            let turn = shared.share(job.move_time, *shared.searches.load().borrow());
+            engine
+                .play(Ask {
+                    position: &job.position,
+                    turn,
+                    // The hook for rooms with clocks: the seat's time left for the game
+                    // (then also the cap on `turn`), carried by the job from the room.
+                    time_left: None,
+                    cancel: &job.cancel,
+                })
+                .await
+        }
+    };
+    let reason = match played {
+        Ok(Some(mv)) => {
+            let analysis = Analysis {
+                moves: Vec::new(),
+                best: Some(mv),
+                nodes: 0,
+                depth: 0,
+                proven: false,
+            };
+            return Ok(((Some(job.ai), Some(analysis)), None));
+        }
+        Ok(None) => return Ok(((Some(job.ai), None), None)),
+        Err(e) => e.to_string(),
+    };
+    tracing::warn!(
+        engine = %name,
+        room = %job.room,
+        %reason,
+        "external engine failed; inarow's own AI takes the seat"
+    );
+    Ok((run(job, shared).await?, Some((name, reason))))
+}
 
 /// Runs one job: pace, probe, and if the probe did not settle it, queue and search.
 async fn run(job: AiJob, shared: &Shared) -> Result<Answer, tokio::task::JoinError> {

@@ -36,6 +36,7 @@ fn job(id: u64, room: &str, priority: Priority, position: Position) -> (AiJob, A
         deadline: None,
         pace: Duration::ZERO,
         cancel: cancel.clone(),
+        engine: None,
     };
     (job, cancel)
 }

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::admission::{Admission, Turnaway};
 use super::http;
 use crate::ServerError;
+use crate::ai::external::Engines;
 use crate::config::Config;
 use crate::state::ServerState;
 use crate::store::Store;
@@ -41,7 +42,9 @@ pub(crate) async fn run(
     let addr = listener.local_addr()?;
     let connections = Arc::new(Semaphore::new(config.max_connections));
     let refusals = Arc::new(Semaphore::new(REFUSALS_IN_FLIGHT));
-    let state = Arc::new(ServerState::new(config, store, shutdown.clone()));
+    // Before the first accept, so that every client sees the same engines.
+    let engines = Arc::new(Engines::probe(&config.engines, &config.engine_limits).await);
+    let state = Arc::new(ServerState::new(config, store, engines, shutdown.clone()));
     // Before the first accept: a returning client must find its rooms.
     crate::restart::restore(&state).await?;
     tracing::info!(%addr, "serving");

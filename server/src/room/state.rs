@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::table::{AiAnswer, AnalysisStart, Outcome, Reply, Request, Table};
+use super::table::{AiAnswer, AnalysisStart, ChatLine, Outcome, Reply, Request, Table};
 use super::{Audience, Requester};
 use super::{Context, Member, RoomHandle, Shared};
 use crate::ai::{AiDone, AiJob, JobId, Priority};
@@ -481,11 +481,34 @@ impl Room {
                 Duration::ZERO
             },
             cancel: cancel.clone(),
+            engine: start.engine,
         };
         self.running_ai.start(start.job, cancel);
         self.context
             .ai
             .spawn(job, self.shutdown.clone(), self.ai_done_tx.clone());
+    }
+
+    /// Sends everybody a chat line the room itself says (no request caused it).
+    fn announce(&mut self, line: ChatLine) {
+        let message = ServerMessage::Chat {
+            room: self.table.id().clone(),
+            seq: line.seq,
+            from: line.from,
+            seat: line.seat,
+            text: line.text,
+        };
+        let dropped = self.audience.broadcast(&message, None);
+        self.checkpoint(|t| {
+            let line = t.last_chat()?;
+            Some(LiveWrite::Chat {
+                room: t.id().clone(),
+                line,
+            })
+        });
+        if !dropped.is_empty() {
+            self.drop_connections(dropped);
+        }
     }
 
     /// Cancels the running job if the table no longer waits for it.
@@ -505,13 +528,25 @@ impl Room {
             return;
         }
         self.tick();
+        // Before the answer, which sends the job's player home: the seat is found by it.
+        let engine_failed = done
+            .engine_failed
+            .and_then(|(name, reason)| self.table.engine_failed(done.job_id, name, &reason));
+        let engine_failed_seen = engine_failed.is_some();
+        if let Some(line) = engine_failed {
+            self.announce(line);
+        }
         let proven = done.analysis.as_ref().map(draw_or_worse);
         let answer = self
             .table
             .ai_answered(done.job_id, done.ai, done.mv, proven);
         self.forget_stale_ai();
         match answer {
+            AiAnswer::Stale if engine_failed_seen => self.after_change(None),
             AiAnswer::Stale => {}
+            // Everybody needs a snapshot showing the seat without its engine, which a
+            // move event cannot carry.
+            AiAnswer::Played if engine_failed_seen => self.after_change(None),
             AiAnswer::Played => self.after_move(None),
             AiAnswer::Substituted(answer) => {
                 // The search should always find a legal move while the game is on.
@@ -548,6 +583,7 @@ impl Room {
             deadline: None,
             pace: Duration::ZERO,
             cancel: cancel.clone(),
+            engine: None,
         };
         tracing::debug!(job = start.job.0, "analysis started");
         self.running_analysis.start(start.job, cancel);

@@ -26,8 +26,8 @@ use foldhash::HashMap;
 
 use inarow_engine::{Ai, Position};
 use inarow_protocol::{
-    ErrorCode, GameId, GameStatus, Level, Mark, Offer, RequestId, RoomId, SeatChoice, SeatRequest,
-    SessionId, TimeControl,
+    EngineName, ErrorCode, GameId, GameStatus, Level, Mark, Offer, RequestId, RoomId, SeatChoice,
+    SeatRequest, SessionId, TimeControl,
 };
 
 pub(crate) use self::ai::AiAnswer;
@@ -137,8 +137,16 @@ pub(crate) struct ChatLine {
 /// Who sits in a seat.
 enum Seat {
     Empty,
-    Human { session: SessionId, rematch: bool },
-    Ai { level: Level, player: AiPlayer },
+    Human {
+        session: SessionId,
+        rematch: bool,
+    },
+    /// An AI: inarow's at `level`, or the external `engine` (with `level` to fall back to).
+    Ai {
+        level: Level,
+        engine: Option<EngineName>,
+        player: AiPlayer,
+    },
 }
 
 /// An AI seat's player: at home between moves, or away with job `JobId` (which may have
@@ -241,6 +249,8 @@ fn seat_from_plan(request: SeatRequest, creator: SessionId) -> Seat {
         },
         SeatRequest::Open => Seat::Empty,
         SeatRequest::Ai { level } => ai::seat(level),
+        // Checked against the server's engines before the room opens.
+        SeatRequest::Engine { name } => ai::engine_seat(name),
     }
 }
 
@@ -412,24 +422,30 @@ impl Table {
             Request::Chat { text } => {
                 let text = text::chat_text(&text, self.max_chat_chars)
                     .map_err(|m| Refusal::new(ErrorCode::InvalidChat, m))?;
-                self.seq += 1;
-                let line = ChatLine {
-                    seq: self.seq,
-                    from: self
-                        .members
-                        .get(&session)
-                        .map(|m| m.name.to_string())
-                        .unwrap_or_default(),
-                    seat: own_seat,
-                    text,
-                };
-                if self.chat.len() == CHAT_TAIL {
-                    self.chat.pop_front();
-                }
-                self.chat.push_back(line.clone());
-                Ok(Outcome::Chat(line))
+                let from = self
+                    .members
+                    .get(&session)
+                    .map(|m| m.name.to_string())
+                    .unwrap_or_default();
+                Ok(Outcome::Chat(self.say(from, own_seat, text)))
             }
         }
+    }
+
+    /// Adds a chat line to the room's tail, under the next sequence number.
+    fn say(&mut self, from: String, seat: Option<Mark>, text: String) -> ChatLine {
+        self.seq += 1;
+        let line = ChatLine {
+            seq: self.seq,
+            from,
+            seat,
+            text,
+        };
+        if self.chat.len() == CHAT_TAIL {
+            self.chat.pop_front();
+        }
+        self.chat.push_back(line.clone());
+        line
     }
 
     /// Re-attaches a session that resumed on a new connection: `None` if it no longer

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use inarow_protocol::{
     ByeReason, ClientFrame, ClientMessage, DEFAULT_HISTORY_LIMIT, ErrorCode, GameId, GameRecord,
-    MAX_HISTORY_LIMIT, PROTOCOL_VERSIONS, RequestId, RoomId, ServerMessage, SessionId,
+    MAX_HISTORY_LIMIT, PROTOCOL_VERSIONS, RequestId, RoomId, SeatRequest, ServerMessage, SessionId,
     decode_client,
 };
 use tokio_util::sync::CancellationToken;
@@ -93,6 +93,8 @@ pub(crate) enum Route {
     Game(GameId),
     /// The public rooms.
     ListRooms,
+    /// The external engines.
+    ListEngines,
     /// A new room.
     CreateRoom(CreateRoom),
     /// A request for the room named.
@@ -117,6 +119,7 @@ impl Route {
                 };
             }
             ClientMessage::ListRooms {} => return Route::ListRooms,
+            ClientMessage::ListEngines {} => return Route::ListEngines,
             ClientMessage::History {
                 name,
                 limit,
@@ -280,6 +283,10 @@ impl Handler {
                 }
             }
             Route::Game(game) => return Step::Read(self.game(game, id)),
+            Route::ListEngines => {
+                let engines = self.state.ai.engines().infos();
+                self.send(ServerMessage::Engines { engines }, id);
+            }
             Route::CreateRoom(request) => {
                 if let Err(refusal) = self.create_room(request, id.clone()) {
                     self.refuse(id, refusal);
@@ -393,6 +400,11 @@ impl Handler {
             .expect("rooms are created only after hello, which sets the member");
         let spec =
             RoomSpec::try_from_request(request, &member.name, self.state.config.max_name_chars)?;
+        for seat in [spec.seats.x, spec.seats.o] {
+            if let SeatRequest::Engine { name } = seat {
+                self.state.ai.engines().check(name, spec.rules)?;
+            }
+        }
         let context = self.state.room_context();
         let session = member.session;
         let room = room::open(&context, spec, member, id)?;

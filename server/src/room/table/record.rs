@@ -126,8 +126,9 @@ impl Table {
                     .unwrap_or_default(),
                 ai: None,
             },
-            Seat::Ai { level, .. } => PlayerRef {
-                name: snapshot::ai_name(*level),
+            Seat::Ai { level, engine, .. } => PlayerRef {
+                // An engine that played the game to its end is named: its games are its own.
+                name: engine.map_or_else(|| snapshot::ai_name(*level), |e| format!("Engine ({e})")),
                 ai: Some(*level),
             },
             // A game ends only with both seats filled; an empty one is named as nobody.

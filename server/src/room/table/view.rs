@@ -134,10 +134,11 @@ impl Table {
                     rematch: *rematch,
                 }
             }
-            Seat::Ai { level, .. } => SeatInfo {
+            Seat::Ai { level, engine, .. } => SeatInfo {
                 mark,
                 occupant: Occupant::Ai {
                     level: *level,
+                    engine: *engine,
                     thinking: self.pending_ai.as_ref().is_some_and(|j| j.mark == mark),
                 },
                 // An AI is always ready for another game.
