@@ -4,7 +4,7 @@
 
 import { Connection } from "./net.js";
 import {
-  applyMoved, columnName, landingRow, markAt, moveFor, parseInvite, replayAt, rulesLabel,
+  applyMoved, columnName, landingRow, markAt, moveFor, parseInvite, rulesLabel,
 } from "./game.js";
 
 const NAME_KEY = "inarow.name";
@@ -63,10 +63,10 @@ function errorWords(code, message) {
   return telling.includes(code) && detail ? `${words} (${detail})` : words;
 }
 
-const $ = (id) => document.getElementById(id);
+export const $ = (id) => document.getElementById(id);
 
 /** Builds an element: h("button", {class: "x", onclick: f}, "text", child). */
-function h(tag, attrs = {}, ...children) {
+export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (value === undefined || value === null || value === false) continue;
@@ -79,7 +79,7 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-const state = {
+export const state = {
   /** Our session id, from `welcome`. */
   me: null,
   /** Room id → { snap, chat: [lines], syncing }. */
@@ -113,7 +113,7 @@ const state = {
 
 /** What the address asks for: {view: "lobby"}, {view: "room", id, watch}, {view: "games",
  *  name} (the kept games, of one player when named) or {view: "game", id} (a replay). */
-function route() {
+export function route() {
   const hash = decodeURIComponent(location.hash);
   const games = /^#\/games(?:\?name=(.*))?$/.exec(hash);
   if (games) return { view: "games", name: (games[1] || "").trim() };
@@ -146,8 +146,8 @@ function go(hash, text) {
 /** Enters the room the address names, unless we are in it already. */
 function enterRoute() {
   const r = route();
-  if (r.view === "games" && state.me) return askHistory(r.name, null);
-  if (r.view === "game" && state.me) return askGame(r.id);
+  if (r.view === "games" && state.me) return withGames().then((g) => g.askHistory(r.name, null));
+  if (r.view === "game" && state.me) return withGames().then((g) => g.askGame(r.id));
   if (r.view !== "room" || state.rooms.has(r.id) || !state.me) return;
   if (r.watch) request({ type: "join", room: r.id }, { kind: "watch", room: r.id });
   else request({ type: "join", room: r.id, seat: "any" }, { kind: "join", room: r.id });
@@ -156,7 +156,7 @@ function enterRoute() {
 // --- the connection ------------------------------------------------------------------
 
 /** Sends a request; when the link is down it is not queued: the player is told instead. */
-function request(message, pending) {
+export function request(message, pending) {
   if (!state.online) {
     notice("Not connected: reconnecting… Try again once the game is back.");
     return null;
@@ -253,10 +253,10 @@ function onMessage(msg) {
       onChat(msg);
       break;
     case "history":
-      onHistory(msg, asked);
+      games?.onHistory(msg, asked);
       break;
     case "game":
-      onGame(msg.game);
+      games?.onGame(msg.game);
       break;
     case "renamed":
       onRenamed(msg);
@@ -503,169 +503,27 @@ function draw() {
   $("game-view").hidden = !named || r.view !== "game";
   if (!named) return;
   if (r.view === "lobby") drawLobby();
-  else if (r.view === "games") drawGames();
-  else if (r.view === "game") drawReplay();
+  else if (r.view === "games") games ? games.drawGames() : withGames();
+  else if (r.view === "game") games ? games.drawReplay() : withGames();
   else drawRoom();
 }
 
-// --- kept games: the list and the replay ---------------------------------------------
+// --- kept games: their list and the replay live in games.js, loaded when first shown ---
 
-const HISTORY_PAGE = 20;
+/** The kept games' module once loaded. */
+let games = null;
+/** Its import while it loads. */
+let gamesLoading = null;
 
-/** Asks for a page of kept games (`before` an id, for the next page), of `name` if given. */
-function askHistory(name, before) {
-  const message = { type: "history", limit: HISTORY_PAGE };
-  if (name) message.name = name;
-  if (before) message.before = before;
-  if (!before) state.history = { name, games: [], more: false, record: null, loading: true };
-  else state.history.loading = true;
-  request(message, { kind: "history", name, before });
-}
-
-function onHistory(msg, asked) {
-  const name = asked ? asked.name : "";
-  if (!state.history || state.history.name !== name) return;
-  state.history.games.push(...msg.games);
-  state.history.more = msg.more;
-  state.history.record = msg.record || null;
-  state.history.loading = false;
-  if (route().view === "games") drawGames();
-}
-
-function playerWords(p) {
-  return p.ai ? `AI (${p.ai})` : p.name;
-}
-
-function resultWords(result, x, o) {
-  const name = (mark) => (mark === "X" ? playerWords(x) : playerWords(o));
-  switch (result.state) {
-    case "won": return `${name(result.winner)} (${result.winner}) won`;
-    case "resigned": return `${name(result.winner)} (${result.winner}) won by resignation`;
-    case "timeout": return `${name(result.winner)} (${result.winner}) won on time`;
-    case "drawn": return "drawn";
-    case "agreed": return "drawn by agreement";
-    default: return result.state;
-  }
-}
-
-function when(ms) {
-  return new Date(ms).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
-}
-
-function drawGames() {
-  const hist = state.history;
-  const r = route();
-  $("games-name").value = r.name || "";
-  $("games-title").textContent = r.name ? `Games of ${r.name}` : "Past games";
-  const record = $("games-record");
-  if (hist && hist.record) {
-    const t = hist.record.total;
-    record.replaceChildren(
-      h("p", {}, h("strong", {}, `${hist.record.name}: `), `${t.wins} won, ${t.draws} drawn, ${t.losses} lost`),
-      h("ul", { class: "record" }, ...hist.record.opponents.map((o) =>
-        h("li", {}, `against ${playerWords(o.opponent)}: ${o.wins} won, ${o.draws} drawn, ${o.losses} lost`))),
-    );
-  } else {
-    record.replaceChildren();
-  }
-  const list = $("games-list");
-  const games = hist ? hist.games : [];
-  list.replaceChildren(...games.map((g) => h("li", { dataset: { game: String(g.game) } },
-    h("a", { href: `#/g/${g.game}` }, `Game ${g.game}`),
-    h("span", {}, ` · ${rulesLabel(g.rules)} · ${playerWords(g.x)} (X) against ${playerWords(g.o)} (O) · ` +
-      `${resultWords(g.result, g.x, g.o)} in ${g.ply} moves`),
-    h("span", { class: "muted" }, ` · ${when(g.ended_at)}`))));
-  $("games-empty").hidden = !hist || hist.loading || games.length > 0;
-  $("games-more").hidden = !hist || !hist.more;
-  $("games-more").disabled = Boolean(hist && hist.loading);
-}
-
-function askGame(id) {
-  if (state.replay && state.replay.game.game === id) return drawReplay();
-  state.replay = null;
-  request({ type: "game", game: id }, { kind: "game", game: id });
-}
-
-function onGame(game) {
-  if (route().view !== "game" || route().id !== game.game) return;
-  state.replay = { game, ply: game.moves.length };
-  drawReplay();
-}
-
-/** In a timed game, both clocks after move `ply`: each side's clock after its last move
- *  so far (its whole time before its first), as the record's %clk gives them. */
-function replayClocks(game, ply) {
-  if (!game.time_control) return "";
-  const start = { fischer: game.time_control.base_ms, per_move: game.time_control.ms,
-    correspondence: (game.time_control.days || 0) * 86400000 }[game.time_control.kind];
-  const left = { X: start, O: start };
-  for (const m of game.moves.slice(0, ply)) if (m.clock_ms !== undefined) left[m.by] = m.clock_ms;
-  return ` Clocks: X ${clockText(left.X)}, O ${clockText(left.O)}.`;
-}
-
-/** Shows the kept game at ply `ply` (clamped to the game). */
-function replayTo(ply) {
-  const replay = state.replay;
-  if (!replay) return;
-  replay.ply = Math.max(0, Math.min(ply, replay.game.moves.length));
-  drawReplay();
-}
-
-function drawReplay() {
-  const replay = state.replay;
-  const r = route();
-  if (!replay) {
-    $("game-title").textContent = `Game ${r.id}`;
-    $("game-status").textContent = state.online ? "Loading…" : "Connecting…";
-    return;
-  }
-  const { game, ply } = replay;
-  const total = game.moves.length;
-  $("game-title").textContent = `Game ${game.game}: ${playerWords(game.x)} (X) against ${playerWords(game.o)} (O)`;
-  $("game-rules").textContent = `${rulesLabel(game.rules)}` +
-    (game.time_control ? ` · clock ${timeControlWords(game.time_control)}` : "") +
-    ` · ${resultWords(game.result, game.x, game.o)} · ${when(game.ended_at)}`;
-  const last = ply > 0 ? game.moves[ply - 1] : null;
-  $("game-status").textContent =
-    `Move ${ply} of ${total}` + (last ? `: ${last.by} played ${last.move}` : ": the empty board") +
-    (ply === total ? `. ${resultWords(game.result, game.x, game.o)}.` : ".") +
-    replayClocks(game, ply);
-  const snap = replayAt(game, ply);
-  $("game-view").classList.toggle("gravity", game.rules.gravity);
-  drawBoard(snap, null, REPLAY_IDS);
-  for (const [id, to] of [["replay-start", 0], ["replay-back", ply - 1], ["replay-next", ply + 1], ["replay-end", total]]) {
-    $(id).disabled = to < 0 || to > total || to === ply;
-    $(id).onclick = () => replayTo(to);
-  }
-  $("replay-moves").replaceChildren(...game.moves.map((m, i) =>
-    h("li", {}, h("button", {
-      type: "button",
-      class: i + 1 === ply ? "move current" : "move",
-      "aria-current": i + 1 === ply ? "step" : null,
-      dataset: { ply: String(i + 1) },
-      onclick: () => replayTo(i + 1),
-    }, `${i + 1}. ${m.by} ${m.move}` + (m.clock_ms !== undefined ? ` (${clockText(m.clock_ms)})` : "")))));
-  $("replay-text").value = game.text;
-  const download = $("replay-download");
-  if (download.dataset.game !== String(game.game)) {
-    if (download.href) URL.revokeObjectURL(download.href);
-    download.href = URL.createObjectURL(new Blob([game.text], { type: "text/plain" }));
-    download.download = `inarow-game-${game.game}.txt`;
-    download.dataset.game = String(game.game);
-  }
-}
-
-/** ←/→, Home/End step through a replay (not while typing in a field). */
-function onReplayKey(event) {
-  if (route().view !== "game" || !state.replay) return;
-  if (event.target.closest && event.target.closest("input, textarea, select")) return;
-  const steps = { ArrowLeft: -1, ArrowRight: 1 };
-  const ply = state.replay.ply;
-  if (event.key in steps) replayTo(ply + steps[event.key]);
-  else if (event.key === "Home") replayTo(0);
-  else if (event.key === "End") replayTo(state.replay.game.moves.length);
-  else return;
-  event.preventDefault();
+/** The kept games' module, loading it the first time (and drawing the page it is for). */
+function withGames() {
+  if (games) return Promise.resolve(games);
+  gamesLoading ??= import("./games.js").then((module) => {
+    games = module;
+    draw();
+    return module;
+  });
+  return gamesLoading;
 }
 
 function seatLabel(seat) {
@@ -757,7 +615,7 @@ function offerWords(snap, mine) {
 
 /** Time on a clock: 2:58, 1:02:05 past an hour, 9.4 under ten seconds, 3d 4h for days
  *  (the terminal client writes the same). */
-function clockText(ms) {
+export function clockText(ms) {
   const secs = Math.floor(ms / 1000);
   if (secs >= 86400) return `${Math.floor(secs / 86400)}d ${Math.floor((secs % 86400) / 3600)}h`;
   const pad = (n) => String(n).padStart(2, "0");
@@ -789,7 +647,7 @@ function clockSpan(entry, mark) {
 }
 
 /** A time control as the create form names it: 3+2, 30 s a move, 1 day a move. */
-function timeControlWords(tc) {
+export function timeControlWords(tc) {
   switch (tc.kind) {
     case "fischer": {
       const base = tc.base_ms % 60000 === 0 ? `${tc.base_ms / 60000}` : `${tc.base_ms / 1000}s`;
@@ -932,9 +790,9 @@ function drawHintInfo(entry) {
 
 /** The elements a board is drawn into: the room's, or the replay's. */
 const ROOM_IDS = { board: "board", wrap: "board-wrap", ranks: "ranks", files: "files" };
-const REPLAY_IDS = { board: "replay-board", wrap: "replay-wrap", ranks: "replay-ranks", files: "replay-files" };
+export const REPLAY_IDS = { board: "replay-board", wrap: "replay-wrap", ranks: "replay-ranks", files: "replay-files" };
 
-function drawBoard(snap, mine, ids = ROOM_IDS) {
+export function drawBoard(snap, mine, ids = ROOM_IDS) {
   const board = $(ids.board);
   const wrap = $(ids.wrap);
   const { width, height, gravity } = snap.rules;
@@ -1361,12 +1219,15 @@ function init() {
     event.preventDefault();
     const name = $("games-name").value.trim();
     const hash = name ? `#/games?name=${encodeURIComponent(name)}` : "#/games";
-    if (location.hash === hash) askHistory(name, null);
+    if (location.hash === hash) withGames().then((g) => g.askHistory(name, null));
     else location.hash = hash;
   });
   $("games-more").addEventListener("click", () => {
     const hist = state.history;
-    if (hist && hist.games.length) askHistory(hist.name, hist.games[hist.games.length - 1].game);
+    if (hist && hist.games.length) {
+      const before = hist.games[hist.games.length - 1].game;
+      withGames().then((g) => g.askHistory(hist.name, before));
+    }
   });
   $("replay-copy").addEventListener("click", async () => {
     const text = $("replay-text").value;
@@ -1378,7 +1239,7 @@ function init() {
       notice("Select the record and copy it (the browser did not allow copying).", "info");
     }
   });
-  document.addEventListener("keydown", onReplayKey);
+  document.addEventListener("keydown", (event) => games?.onReplayKey(event));
   $("sound").addEventListener("click", () => {
     localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
     drawSoundSwitch();

@@ -229,7 +229,7 @@ fn brotli(body: &[u8]) -> Option<Bytes> {
 }
 
 /// The web client. `/` is its page; the rest are what the page loads.
-static ASSETS: [Asset; 6] = [
+static ASSETS: [Asset; 7] = [
     Asset::new(
         "/",
         "text/html; charset=utf-8",
@@ -259,6 +259,12 @@ static ASSETS: [Asset; 6] = [
         "text/javascript; charset=utf-8",
         false,
         include_bytes!("../../web/game.js"),
+    ),
+    Asset::new(
+        "/games.js",
+        "text/javascript; charset=utf-8",
+        false,
+        include_bytes!("../../web/games.js"),
     ),
     Asset::new(
         "/favicon.svg",
