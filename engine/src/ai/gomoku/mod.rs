@@ -27,6 +27,18 @@ pub(super) fn covers(k: u32) -> bool {
     patterns::K_RANGE.contains(&k)
 }
 
+/// The evaluation's inputs at `position` (see the gomoku board's `features`), for
+/// fitting its weights; `None` where the pattern board does not apply (gravity, or k
+/// outside the tables' range). For tuning tools, not for players.
+#[doc(hidden)]
+pub fn eval_features(position: &Position) -> Option<Vec<i32>> {
+    let rules = position.rules();
+    if rules.gravity() || !covers(rules.k()) {
+        return None;
+    }
+    Some(Board::new(position).features())
+}
+
 /// Part of the search's time after which no new iteration starts: the next one would
 /// take several times as long as all before it, and of an unfinished one only a new best
 /// move is kept.
