@@ -67,15 +67,21 @@ pub(crate) mod cell {
 }
 
 /// Heuristic value of one line pattern on an empty cell, for its owner: to move (0),
-/// and having just moved (1), who gets to use it a move later.
+/// and having just moved (1). Fitted (with [`CELL_VALUE`] and the board's initiative
+/// bonuses) to a stronger engine's evaluations of positions from matches: see
+/// `pbrain/tune/` and `docs/gomoku-match.md`. The fit's small negative weights of the
+/// weakest patterns are set to 0; the owner's open four and five are never evaluated
+/// (the search sees the win first) and keep large values.
 const LINE_VALUE: [[i32; line::COUNT]; 2] = [
-    [0, 1, 2, 5, 15, 18, 53, 66, 198, 440],
-    [0, 1, 2, 5, 14, 16, 48, 60, 180, 400],
+    [0, 0, 1, 0, 17, 43, 71, 134, 456, 912],
+    [0, 0, 1, 0, 13, 32, 72, 128, 228, 912],
 ];
-/// Extra value of a cell by its class, for its owner to move (0) and having moved (1).
+/// Extra value of a cell by its class, for its owner to move (0) and having moved (1),
+/// fitted with [`LINE_VALUE`]. Two open threes on one cell weigh less than one here
+/// because the board's initiative bonus for them comes on top.
 const CELL_VALUE: [[i32; cell::COUNT]; 2] = [
-    [0, 0, 33, 198, 0, 44, 286, 660, 1320],
-    [0, 0, 30, 180, 0, 40, 260, 600, 1200],
+    [0, 58, 155, -228, 105, 303, 1035, 646, 1292],
+    [0, 30, 114, 142, 109, 263, 884, 323, 1292],
 ];
 /// Move-ordering value of a line pattern for the player who would make it.
 const LINE_ORDER: [i32; line::COUNT] = [0, 1, 3, 6, 20, 24, 90, 120, 0, 0];
