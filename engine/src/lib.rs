@@ -60,7 +60,8 @@ pub mod swap;
 pub use ai::{Ai, Analysis, Level, Limits, MoveValue, Value, analyze};
 #[doc(hidden)]
 pub use ai::{
-    hopeless_moves, proven_value, proven_win, refuted_win, replay_proven_win, threat_win,
+    eval_features, hopeless_moves, proven_value, proven_win, refuted_win, replay_proven_win,
+    threat_win,
 };
 pub use book::{Book, BookError};
 pub use position::{GameStatus, MoveError, Position};

@@ -60,6 +60,8 @@ use rand::rngs::SmallRng;
 use self::book::BookSource;
 use self::geometry::Layouts;
 #[doc(hidden)]
+pub use self::gomoku::eval_features;
+#[doc(hidden)]
 pub use self::open_proof::{proven_value, proven_win, refuted_win, replay_proven_win};
 use self::solver::{SolverTable, Task};
 use self::strategy::{Strategy, ValueStrategy};

@@ -3,7 +3,7 @@
 //! (only the cells within k - 1 along the four lines through the stone), never
 //! recomputed from scratch.
 
-use super::patterns::{Patterns, cell};
+use super::patterns::{Patterns, cell, line};
 use crate::position::Position;
 
 /// Cell contents.
@@ -14,13 +14,13 @@ const WALL: u8 = 3;
 /// candidates: gomoku moves far from every stone are rarely worth searching.
 const NEAR: isize = 2;
 
-/// Weight in percent of the player to move's cell values against the opponent's:
-/// the player to move gets to use them first.
-const TEMPO_PERCENT: i32 = 110;
-
 /// Bonus for the player to move with a four and an open three on one cell, with two
-/// open threes on one cell, and (as a malus) against an open three of the opponent's.
-const INITIATIVE: [i32; 3] = [1500, 700, 150];
+/// open threes on one cell, and (negative) against an open three of the opponent's: the
+/// player to move cashes a threat first. A four with an open three wins unless answered
+/// by fours, two open threes win unless the opponent has a three of its own to push; an
+/// open three of the opponent's costs a move to stop. Fitted with the patterns' values
+/// (see `patterns`).
+const INITIATIVE: [i32; 3] = [2597, 815, -114];
 
 /// A board for one player to move after another, X first.
 pub(crate) struct Board {
@@ -48,8 +48,9 @@ pub(crate) struct Board {
     slot: Vec<u16>,
     /// Per player, the number of empty cells of each class.
     pub counts: [[u16; cell::COUNT]; 2],
-    /// Per player, the sum of the heuristic values of the empty cells.
-    sums: [i32; 2],
+    /// Per player, the sum of the heuristic values of the empty cells, as the player to
+    /// move (0) and as the player who just moved (1).
+    sums: [[i32; 2]; 2],
     zobrist: Vec<[u64; 2]>,
     /// Index steps of the four directions: down a column, along a row, two diagonals.
     steps: [usize; 4],
@@ -67,8 +68,8 @@ struct Info {
     lines: [[u8; 4]; 2],
     /// Per player: the cell class.
     class: [u8; 2],
-    /// Per player: the heuristic value.
-    value: [i32; 2],
+    /// Per player: the heuristic value, for the player to move and for the other.
+    value: [[i32; 2]; 2],
     /// Per player: the ordering value.
     order: [i32; 2],
 }
@@ -79,7 +80,7 @@ enum Change {
     /// A move starts here: the totals before it.
     Totals {
         counts: [[u16; cell::COUNT]; 2],
-        sums: [i32; 2],
+        sums: [[i32; 2]; 2],
     },
     /// A cell's info before the move refreshed it.
     Cell(u16, Info),
@@ -113,7 +114,7 @@ impl Board {
             candidates: Vec::with_capacity(size),
             slot: vec![u16::MAX; size],
             counts: [[0; cell::COUNT]; 2],
-            sums: [0; 2],
+            sums: [[0; 2]; 2],
             zobrist,
             steps: [1, stride as usize, stride as usize + 1, stride as usize - 1],
             moves: Vec::with_capacity(size),
@@ -209,20 +210,50 @@ impl Board {
     pub fn evaluate(&self) -> i32 {
         let me = self.side();
         let opp = 1 - me;
+        let initiative: i32 = self
+            .initiative_conditions()
+            .iter()
+            .zip(INITIATIVE)
+            .map(|(&holds, bonus)| if holds { bonus } else { 0 })
+            .sum();
+        self.sums[me][0] - self.sums[opp][1] + initiative
+    }
+
+    /// What the evaluation weighs, for fitting its weights: for the player to move, then
+    /// the other, the number of (empty cell, direction) pairs of each line pattern from
+    /// `B1` to `F4` and of empty cells of each class from `FLEX3` to `FIVE`; then the
+    /// three initiative conditions of [`Board::evaluate`] (1 when it holds).
+    pub fn features(&self) -> Vec<i32> {
+        let me = self.side();
+        let mut out = Vec::new();
+        for p in [me, 1 - me] {
+            let mut lines = [0; line::COUNT];
+            let mut classes = [0; cell::COUNT];
+            for (c, &state) in self.state.iter().enumerate() {
+                if state != EMPTY {
+                    continue;
+                }
+                for &l in &self.info[c].lines[p] {
+                    lines[usize::from(l)] += 1;
+                }
+                classes[usize::from(self.info[c].class[p])] += 1;
+            }
+            out.extend_from_slice(&lines[usize::from(line::B1)..=usize::from(line::F4)]);
+            out.extend_from_slice(&classes[usize::from(cell::FLEX3)..=usize::from(cell::FIVE)]);
+        }
+        out.extend(self.initiative_conditions().map(i32::from));
+        out
+    }
+
+    /// Which of the initiative bonuses of [`Board::evaluate`] apply.
+    fn initiative_conditions(&self) -> [bool; 3] {
+        let me = self.side();
+        let opp = 1 - me;
         let has = |player: usize, class: u8| self.counts[player][usize::from(class)] > 0;
-        // The player to move cashes a threat first: a four with an open three wins
-        // unless answered by fours, two open threes win unless the opponent has a three
-        // of its own to push; an open three of the opponent's costs a move to stop.
-        let initiative = if has(me, cell::BLOCK4_FLEX3) {
-            INITIATIVE[0]
-        } else if has(me, cell::FLEX3_2X) && !has(opp, cell::FLEX4) {
-            INITIATIVE[1]
-        } else if has(opp, cell::FLEX4) {
-            -INITIATIVE[2]
-        } else {
-            0
-        };
-        self.sums[me] * TEMPO_PERCENT / 100 - self.sums[opp] + initiative
+        let first = has(me, cell::BLOCK4_FLEX3);
+        let second = !first && has(me, cell::FLEX3_2X) && !has(opp, cell::FLEX4);
+        let third = !first && !second && has(opp, cell::FLEX4);
+        [first, second, third]
     }
 
     /// An empty cell where `player` completes a line, if any.
@@ -373,7 +404,8 @@ impl Board {
         let info = &self.info[c];
         for p in 0..2 {
             self.counts[p][usize::from(info.class[p])] += 1;
-            self.sums[p] += info.value[p];
+            self.sums[p][0] += info.value[p][0];
+            self.sums[p][1] += info.value[p][1];
         }
     }
 
@@ -383,7 +415,8 @@ impl Board {
         let info = &self.info[c];
         for p in 0..2 {
             self.counts[p][usize::from(info.class[p])] -= 1;
-            self.sums[p] -= info.value[p];
+            self.sums[p][0] -= info.value[p][0];
+            self.sums[p][1] -= info.value[p][1];
         }
     }
 

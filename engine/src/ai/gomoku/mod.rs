@@ -8,7 +8,7 @@ mod board;
 mod patterns;
 mod search;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Limits;
 use super::bits::Bits;
@@ -27,9 +27,38 @@ pub(super) fn covers(k: u32) -> bool {
     patterns::K_RANGE.contains(&k)
 }
 
-/// Part of the time left at which no new iteration starts: the next one would take
-/// several times as long as all before it, and an unfinished one is thrown away.
-const NEW_ITERATION_PERCENT: u32 = 45;
+/// The evaluation's inputs at `position` (see the gomoku board's `features`), for
+/// fitting its weights; `None` where the pattern board does not apply (gravity, or k
+/// outside the tables' range). For tuning tools, not for players.
+#[doc(hidden)]
+pub fn eval_features(position: &Position) -> Option<Vec<i32>> {
+    let rules = position.rules();
+    if rules.gravity() || !covers(rules.k()) {
+        return None;
+    }
+    Some(Board::new(position).features())
+}
+
+/// Part of the search's time after which no new iteration starts: the next one would
+/// take several times as long as all before it, and of an unfinished one only a new best
+/// move is kept.
+const NEW_ITERATION_PERCENT: u32 = 50;
+
+/// Part of the move's time, in percent, kept back from the search for what follows it
+/// (ranking the moves, answering) and for a machine that stalls the thread between two
+/// polls of the clock, so the answer comes within the time asked.
+const MARGIN_PERCENT: u32 = 5;
+/// Least time kept back, for the same reasons.
+const MARGIN_MIN: Duration = Duration::from_millis(10);
+
+/// When the search of a move given `limits` from `start` must stop: its deadline less a
+/// margin, never before `start`.
+fn search_deadline(limits: &Limits, start: Instant) -> Option<Instant> {
+    let deadline = limits.deadline(start)?;
+    let time = deadline.saturating_duration_since(start);
+    let margin = (time * MARGIN_PERCENT / 100).max(MARGIN_MIN).min(time / 2);
+    Some(deadline - margin)
+}
 
 /// Values the searched roots of `position` that are not exact yet by iterative
 /// deepening, within `limits` (started at `start`, `spent` nodes already used).
@@ -44,7 +73,7 @@ pub(super) fn deepen<B: Bits>(
     spent: u64,
 ) -> (u32, u64) {
     let budget = limits.nodes.map_or(u64::MAX, |n| n.saturating_sub(spent));
-    let deadline = limits.deadline(start);
+    let deadline = search_deadline(limits, start);
     let board = Board::new(position);
     let mut search = Search::new(board, table, budget, deadline, limits.cancel.as_deref());
     if search.poll() {
@@ -74,6 +103,7 @@ pub(super) fn deepen<B: Bits>(
         // The best move so far first, with a full window; the others only need to be
         // shown worse, with a null window, unless they turn out better.
         let mut alpha = -INF;
+        let mut finished = 0;
         for (j, &(_, c, _)) in entries.iter().enumerate() {
             search.board.place(c);
             let v = if j == 0 {
@@ -93,9 +123,14 @@ pub(super) fn deepen<B: Bits>(
                 break;
             }
             scores[j] = v;
+            finished = j + 1;
             alpha = alpha.max(v);
         }
         if search.stopped {
+            // (The first iteration's moves have no values to rank the others by.)
+            if depth_done > 0 {
+                keep_new_best(&mut entries, &scores[..finished]);
+            }
             break;
         }
         for (entry, &score) in entries.iter_mut().zip(&scores) {
@@ -121,4 +156,65 @@ pub(super) fn deepen<B: Bits>(
         }
     }
     (depth_done, search.nodes)
+}
+
+/// After an iteration stopped part way, with `scores` the values of its first moves (in
+/// `entries`' order, the best of the last iteration first): a move shown better than
+/// that one at the new depth goes first with its new value, every other below it, so
+/// the time spent finding it is not lost. Returns whether it did.
+fn keep_new_best(entries: &mut [(usize, usize, i32)], scores: &[i32]) -> bool {
+    let Some((best, &value)) = scores
+        .iter()
+        .enumerate()
+        .max_by_key(|&(j, &v)| (v, std::cmp::Reverse(j)))
+    else {
+        return false;
+    };
+    if best == 0 || value <= scores[0] {
+        return false;
+    }
+    for entry in entries.iter_mut() {
+        entry.2 = entry.2.min(value - 1);
+    }
+    entries[best].2 = value;
+    entries[..=best].rotate_right(1);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unfinished_iteration_keeps_only_a_new_best_move() {
+        // (root, cell, score) ranked by the last iteration.
+        let last = vec![(0, 10, 50), (1, 11, 40), (2, 12, 30), (3, 13, 20)];
+        // The first move fell to 10 and the second rose to 60 before the time ran out.
+        let mut entries = last.clone();
+        assert!(keep_new_best(&mut entries, &[10, 60]));
+        assert_eq!(entries[0], (1, 11, 60));
+        assert!(entries[1..].iter().all(|e| e.2 < 60));
+        assert_eq!(entries.len(), 4);
+        // Nothing better than the first move: the last iteration's ranking stands.
+        let mut entries = last.clone();
+        assert!(!keep_new_best(&mut entries, &[45, 44, 30]));
+        assert_eq!(entries, last);
+        assert!(!keep_new_best(&mut entries, &[]));
+    }
+
+    #[test]
+    fn the_search_stops_a_margin_before_the_deadline() {
+        let start = Instant::now();
+        let limits = Limits::time(Duration::from_millis(1000));
+        let deadline = search_deadline(&limits, start).expect("a time limit");
+        assert_eq!(deadline - start, Duration::from_millis(950));
+        let short = Limits::time(Duration::from_millis(100));
+        let deadline = search_deadline(&short, start).expect("a time limit");
+        assert_eq!(deadline - start, Duration::from_millis(90));
+        let nodes = Limits {
+            nodes: Some(1000),
+            ..Limits::default()
+        };
+        assert_eq!(search_deadline(&nodes, start), None);
+    }
 }

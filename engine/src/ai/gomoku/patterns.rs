@@ -66,10 +66,23 @@ pub(crate) mod cell {
     pub const COUNT: usize = 9;
 }
 
-/// Heuristic value of one line pattern on an empty cell, for its owner.
-const LINE_VALUE: [i32; line::COUNT] = [0, 1, 2, 5, 14, 16, 48, 60, 180, 400];
-/// Extra value of a cell by its class.
-const CELL_VALUE: [i32; cell::COUNT] = [0, 0, 30, 180, 0, 40, 260, 600, 1200];
+/// Heuristic value of one line pattern on an empty cell, for its owner: to move (0),
+/// and having just moved (1). Fitted (with [`CELL_VALUE`] and the board's initiative
+/// bonuses) to a stronger engine's evaluations of positions from matches: see
+/// `pbrain/tune/` and `docs/gomoku-match.md`. The fit's small negative weights of the
+/// weakest patterns are set to 0; the owner's open four and five are never evaluated
+/// (the search sees the win first) and keep large values.
+const LINE_VALUE: [[i32; line::COUNT]; 2] = [
+    [0, 0, 1, 0, 17, 43, 71, 134, 456, 912],
+    [0, 0, 1, 0, 13, 32, 72, 128, 228, 912],
+];
+/// Extra value of a cell by its class, for its owner to move (0) and having moved (1),
+/// fitted with [`LINE_VALUE`]. Two open threes on one cell weigh less than one here
+/// because the board's initiative bonus for them comes on top.
+const CELL_VALUE: [[i32; cell::COUNT]; 2] = [
+    [0, 58, 155, -228, 105, 303, 1035, 646, 1292],
+    [0, 30, 114, 142, 109, 263, 884, 323, 1292],
+];
 /// Move-ordering value of a line pattern for the player who would make it.
 const LINE_ORDER: [i32; line::COUNT] = [0, 1, 3, 6, 20, 24, 90, 120, 0, 0];
 /// Move-ordering value of a cell class: a five beats blocking one (scaled by
@@ -86,8 +99,8 @@ pub(crate) struct Patterns {
     pub radius: u32,
     /// `lines[key]`: the line pattern of a stone on the cell for X (byte 0) and O (byte 1).
     lines: Vec<[u8; 2]>,
-    /// `cells[index of four line patterns]`: (class, heuristic value, ordering value).
-    cells: Vec<(u8, i32, i32)>,
+    /// `cells[index of four line patterns]`: (class, heuristic values, ordering value).
+    cells: Vec<(u8, [i32; 2], i32)>,
 }
 
 impl Patterns {
@@ -154,7 +167,7 @@ impl Patterns {
 
     /// Class, heuristic value and ordering value of a cell with these four line patterns.
     #[inline]
-    pub fn cell(&self, pats: [u8; 4]) -> (u8, i32, i32) {
+    pub fn cell(&self, pats: [u8; 4]) -> (u8, [i32; 2], i32) {
         let index =
             ((usize::from(pats[0]) * 10 + usize::from(pats[1])) * 10 + usize::from(pats[2])) * 10
                 + usize::from(pats[3]);
@@ -163,7 +176,7 @@ impl Patterns {
 }
 
 /// The class and values of a cell from its four line patterns.
-fn combine(pats: [u8; 4]) -> (u8, i32, i32) {
+fn combine(pats: [u8; 4]) -> (u8, [i32; 2], i32) {
     let mut n = [0u32; line::COUNT];
     for &p in &pats {
         n[usize::from(p)] += 1;
@@ -188,11 +201,14 @@ fn combine(pats: [u8; 4]) -> (u8, i32, i32) {
     } else {
         cell::NONE
     };
-    let lines: i32 = pats.iter().map(|&p| LINE_VALUE[usize::from(p)]).sum();
+    let value = |side: usize| -> i32 {
+        let lines: i32 = pats.iter().map(|&p| LINE_VALUE[side][usize::from(p)]).sum();
+        lines + CELL_VALUE[side][usize::from(class)]
+    };
     let order: i32 = pats.iter().map(|&p| LINE_ORDER[usize::from(p)]).sum();
     (
         class,
-        lines + CELL_VALUE[usize::from(class)],
+        [value(0), value(1)],
         order + CELL_ORDER[usize::from(class)],
     )
 }
