@@ -104,23 +104,7 @@ impl RoomHandle {
                     // The answer comes when the analysis is ready (`settle_analysis`).
                     Outcome::Analyzing => {}
                     Outcome::Chat(line) => {
-                        let message = ServerMessage::Chat {
-                            room: room.table.id().clone(),
-                            seq: line.seq,
-                            from: line.from,
-                            seat: line.seat,
-                            text: line.text,
-                        };
-                        let dropped = room.audience.broadcast(&message, Some((session, id)));
-                        room.checkpoint(|t| {
-                            let line = t.last_chat()?;
-                            Some(LiveWrite::Chat {
-                                room: t.id().clone(),
-                                line,
-                            })
-                        });
-                        if !dropped.is_empty() {
-                            room.drop_connections(dropped);
+                        if room.chat(line, Some((session, id))) {
                             room.after_change(None);
                         }
                     }
@@ -489,8 +473,10 @@ impl Room {
             .spawn(job, self.shutdown.clone(), self.ai_done_tx.clone());
     }
 
-    /// Sends everybody a chat line the room itself says (no request caused it).
-    fn announce(&mut self, line: ChatLine) {
+    /// Sends everybody chat line `line` (the requester's copy carrying its request id),
+    /// and keeps it for a restart. True if a connection could not take it (it is dropped,
+    /// its seats held).
+    fn chat(&mut self, line: ChatLine, requester: Requester) -> bool {
         let message = ServerMessage::Chat {
             room: self.table.id().clone(),
             seq: line.seq,
@@ -498,7 +484,7 @@ impl Room {
             seat: line.seat,
             text: line.text,
         };
-        let dropped = self.audience.broadcast(&message, None);
+        let dropped = self.audience.broadcast(&message, requester);
         self.checkpoint(|t| {
             let line = t.last_chat()?;
             Some(LiveWrite::Chat {
@@ -506,9 +492,11 @@ impl Room {
                 line,
             })
         });
-        if !dropped.is_empty() {
+        let any = !dropped.is_empty();
+        if any {
             self.drop_connections(dropped);
         }
+        any
     }
 
     /// Cancels the running job if the table no longer waits for it.
@@ -534,7 +522,8 @@ impl Room {
             .and_then(|(name, reason)| self.table.engine_failed(done.job_id, name, &reason));
         let engine_failed_seen = engine_failed.is_some();
         if let Some(line) = engine_failed {
-            self.announce(line);
+            // A line the room itself says; the snapshot that follows shows any drop.
+            self.chat(line, None);
         }
         let proven = done.analysis.as_ref().map(draw_or_worse);
         let answer = self
