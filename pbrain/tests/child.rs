@@ -18,6 +18,22 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     path
 }
 
+/// Spawns the script at `path`. A script written just now can meet "text file busy" while
+/// another test's fork still holds the writer's descriptor for an instant: try again.
+async fn spawn_script(path: &Path) -> Child {
+    for _ in 0..50 {
+        match Child::spawn(path) {
+            Err(ChildError::Spawn { source, .. })
+                if source.kind() == std::io::ErrorKind::ExecutableFileBusy =>
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            spawned => return spawned.expect("the script starts"),
+        }
+    }
+    panic!("{} stayed busy", path.display());
+}
+
 #[tokio::test]
 async fn pbrain_answers_about_start_and_a_move_and_ends() {
     let mut child = Child::spawn(Path::new(env!("CARGO_BIN_EXE_inarow-pbrain"))).unwrap();
@@ -43,7 +59,7 @@ async fn pbrain_answers_about_start_and_a_move_and_ends() {
 async fn a_silent_engine_times_out_and_a_babbling_one_is_cut_off() {
     let dir = tempfile::tempdir().unwrap();
     let silent = script(dir.path(), "silent.sh", "exec sleep 30");
-    let mut child = Child::spawn(&silent).unwrap();
+    let mut child = spawn_script(&silent).await;
     assert!(matches!(
         child.about(Duration::from_millis(200)).await,
         Err(ChildError::Timeout(_))
@@ -55,7 +71,7 @@ async fn a_silent_engine_times_out_and_a_babbling_one_is_cut_off() {
         "babble.sh",
         "read line; head -c 100000 /dev/zero | tr '\\0' x; echo",
     );
-    let mut child = Child::spawn(&babbling).unwrap();
+    let mut child = spawn_script(&babbling).await;
     assert!(matches!(
         child.about(Duration::from_secs(10)).await,
         Err(ChildError::LineTooLong)
@@ -63,7 +79,7 @@ async fn a_silent_engine_times_out_and_a_babbling_one_is_cut_off() {
     child.kill().await;
 
     let gone = script(dir.path(), "gone.sh", "exit 0");
-    let mut child = Child::spawn(&gone).unwrap();
+    let mut child = spawn_script(&gone).await;
     assert!(matches!(
         child.about(Duration::from_secs(10)).await,
         Err(ChildError::Exited | ChildError::Io(_))
